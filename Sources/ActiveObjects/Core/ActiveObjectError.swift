@@ -1,0 +1,93 @@
+/// An error raised by ActiveObjects itself (as opposed to SQLite, which raises
+/// ``DatabaseError``).
+///
+/// Every case names what went wrong, so its ``description`` can be shown as is:
+///
+/// ```swift
+/// do { _ = try Person.find(where: ["nmae": "Joe"]) }
+/// catch let error as ActiveObjectError { print(error) }
+/// // Unknown column "nmae" for table "person"
+/// ```
+public enum ActiveObjectError: Error, CustomStringConvertible, Sendable {
+    /// No row of `table` has primary key `id` (e.g. `update()` of a deleted row).
+    case recordNotFound(table: String, id: Int64?)
+    /// A criteria key, ordering or column name that the model does not declare.
+    case unknownColumn(table: String, column: String)
+    /// A stored value that does not fit its Swift property: NULL into a non-optional,
+    /// `300` into `Int8`, text into `Int`, invalid UUID text, invalid JSON…
+    case typeMismatch(table: String, column: String, rowID: Int64?, expected: String, found: String)
+    /// The model has no database: set `ActiveObject.defaultDatabase` or override `database`.
+    case noDatabase(model: String)
+    /// `validate()` rejected the object; nothing was written.
+    case validationFailed(ValidationError)
+    /// A value that cannot be written, such as NaN or a `UInt64` above `Int64.max`.
+    case invalidValue(table: String, column: String, reason: String)
+    /// The model class cannot be mapped: an unsupported property type, two properties with
+    /// the same column name, an empty or reserved name…
+    case invalidModel(model: String, reason: String)
+    /// SQL text the library refuses to run, e.g. two statements where one is expected.
+    case invalidSQL(sql: String, reason: String)
+    /// An argument outside its domain, e.g. `page(0, size: 20)`.
+    case invalidArgument(String)
+    /// The database was closed; it cannot be used any more.
+    case databaseClosed
+    /// A migration step failed; it was rolled back and not recorded.
+    case migrationFailed(name: String, underlying: any Error)
+    /// Two migration steps were registered under the same name.
+    case duplicateMigration(name: String)
+
+    /// A readable explanation of the error.
+    public var description: String {
+        switch self {
+        case let .recordNotFound(table, id):
+            return "No row in table \"\(table)\" with id \(id.map(String.init) ?? "nil")"
+        case let .unknownColumn(table, column):
+            return "Unknown column \"\(column)\" for table \"\(table)\""
+        case let .typeMismatch(table, column, rowID, expected, found):
+            let row = rowID.map { "row id \($0)" } ?? "row without id"
+            return "Cannot read \(table).\(column) (\(row)) as \(expected): found \(found)"
+        case let .noDatabase(model):
+            return "\(model) has no database: set ActiveObject.defaultDatabase or override \(model).database"
+        case let .validationFailed(error):
+            return "Validation failed: \(error)"
+        case let .invalidValue(table, column, reason):
+            return "Cannot write \(table).\(column): \(reason)"
+        case let .invalidModel(model, reason):
+            return "Model \(model) cannot be mapped: \(reason)"
+        case let .invalidSQL(sql, reason):
+            return "Invalid SQL `\(sql)`: \(reason)"
+        case let .invalidArgument(reason):
+            return "Invalid argument: \(reason)"
+        case .databaseClosed:
+            return "The database is closed"
+        case let .migrationFailed(name, underlying):
+            return "Migration \"\(name)\" failed and was rolled back: \(underlying)"
+        case let .duplicateMigration(name):
+            return "A migration named \"\(name)\" is already registered"
+        }
+    }
+}
+
+/// A validation failure thrown from ``ActiveObject/validate()``: which field, and why.
+///
+/// ```swift
+/// override func validate() throws {
+///     if name.isEmpty { throw ValidationError("name", "must not be empty") }
+/// }
+/// ```
+/// `save()` reports it as ``ActiveObjectError/validationFailed(_:)`` and writes nothing.
+public struct ValidationError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The property (or concept) that is invalid.
+    public let field: String
+    /// What is wrong with it.
+    public let message: String
+
+    /// Creates a validation error for `field` with a human-readable `message`.
+    public init(_ field: String, _ message: String) {
+        self.field = field
+        self.message = message
+    }
+
+    /// `"<field> <message>"`, e.g. `name must not be empty`.
+    public var description: String { "\(field) \(message)" }
+}

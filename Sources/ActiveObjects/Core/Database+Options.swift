@@ -1,0 +1,74 @@
+import Foundation
+
+extension Database {
+    /// The journal mode of a file database (<https://www.sqlite.org/pragma.html#pragma_journal_mode>).
+    public enum JournalMode: String, Sendable, Hashable {
+        /// Write-ahead log: readers do not block the writer. The default for files.
+        case wal = "WAL"
+        /// The classic rollback journal, deleted after each transaction.
+        case delete = "DELETE"
+        /// Rollback journal truncated instead of deleted.
+        case truncate = "TRUNCATE"
+    }
+
+    /// How a ``Database`` is opened and configured.
+    ///
+    /// ```swift
+    /// var options = Database.Options()
+    /// options.journalMode = .wal
+    /// options.busyTimeout = .seconds(5)
+    /// options.trace = { sql, duration in print(sql, duration) }
+    /// let db = try Database(path: "people.sqlite", options: options)
+    /// ```
+    public struct Options: Sendable {
+        /// Journal mode for file databases (in-memory databases ignore it). Default `.wal`.
+        public var journalMode: JournalMode = .wal
+        /// Whether SQLite enforces `REFERENCES` constraints. Default true.
+        public var foreignKeys = true
+        /// How many prepared statements are kept per connection (0 disables the cache). Default 64.
+        public var statementCacheSize = 64
+        /// How `Date` values are stored. Default `.iso8601Text`.
+        public var dateStrategy: DateStrategy = .iso8601Text
+        /// Opens the file read-only (`SQLITE_OPEN_READONLY`): every write throws SQLite's
+        /// `readOnly` error. Default false.
+        public var readOnly = false
+
+        /// The busy timeout in nanoseconds (default 5 s).
+        var busyTimeoutNanoseconds: Int64 = 5_000_000_000
+        /// The trace hook with the duration in nanoseconds.
+        var traceHandler: (@Sendable (String, UInt64) -> Void)?
+        /// The hook as the user gave it, so that the getter returns the same closure.
+        private var userTrace: (any Sendable)?
+
+        /// Creates the default options.
+        public init() {}
+
+        /// How long a statement waits for another connection's lock before failing with
+        /// SQLite's `busy` error. Default 5 seconds.
+        @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
+        public var busyTimeout: Duration {
+            get { .nanoseconds(busyTimeoutNanoseconds) }
+            set {
+                let (seconds, attoseconds) = newValue.components
+                busyTimeoutNanoseconds = max(0, seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)
+            }
+        }
+
+        /// Called after each statement with its SQL (placeholders, never values) and how long
+        /// it ran. Runs on the calling thread while the database is locked: keep it short.
+        @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
+        public var trace: (@Sendable (String, Duration) -> Void)? {
+            get { userTrace as? @Sendable (String, Duration) -> Void }
+            set {
+                userTrace = newValue
+                if let hook = newValue {
+                    traceHandler = { @Sendable (sql: String, nanoseconds: UInt64) in
+                        hook(sql, Duration.nanoseconds(Int64(clamping: nanoseconds)))
+                    }
+                } else {
+                    traceHandler = nil
+                }
+            }
+        }
+    }
+}

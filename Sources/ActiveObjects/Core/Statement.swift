@@ -1,0 +1,174 @@
+import CSQLite
+import Foundation
+
+/// One prepared statement. Internal: only `Core` touches `sqlite3_*`; the model and query
+/// layers read rows through these methods.
+///
+/// Not thread-safe: every use happens while the owning ``Connection``'s lock is held.
+final class Statement {
+    /// The compiled statement; nil once finalized (by `finalize()` or by closing the connection).
+    private(set) var sqliteStatement: OpaquePointer?
+    /// The SQL text it was prepared from (placeholders, never values).
+    let sql: String
+    /// The connection that prepared it (kept alive while the statement lives).
+    let connection: Connection
+
+    init(sqliteStatement: OpaquePointer, sql: String, connection: Connection) {
+        self.sqliteStatement = sqliteStatement
+        self.sql = sql
+        self.connection = connection
+    }
+
+    deinit {
+        // A statement may be released on any thread (e.g. a cursor dropped by user code), but
+        // the connection is opened without SQLite's own mutex: finalize under our lock.
+        connection.lock.withLock { finalize() }
+    }
+
+    /// Finalizes the statement unless its connection already did (on close).
+    func finalize() {
+        if let handle = sqliteStatement, connection.sqliteConnection != nil {
+            sqlite3_finalize(handle)
+        }
+        sqliteStatement = nil
+    }
+
+    /// Marks the statement finalized by someone else (the connection closing).
+    func forget() { sqliteStatement = nil }
+
+    private func handle() throws -> OpaquePointer {
+        guard let handle = sqliteStatement, connection.sqliteConnection != nil else {
+            throw ActiveObjectError.databaseClosed
+        }
+        return handle
+    }
+
+    /// True while a step has started and the statement was not reset (`sqlite3_stmt_busy`).
+    var isBusy: Bool { sqliteStatement.map { sqlite3_stmt_busy($0) != 0 } ?? false }
+
+    /// Whether the statement only reads (`sqlite3_stmt_readonly`).
+    var isReadOnly: Bool { sqliteStatement.map { sqlite3_stmt_readonly($0) != 0 } ?? true }
+
+    // MARK: Binding
+
+    /// Binds every parameter, in order. The count must match the statement's parameters.
+    func bind(_ values: [DatabaseValue]) throws {
+        let handle = try handle()
+        let expected = Int(sqlite3_bind_parameter_count(handle))
+        guard values.count == expected else {
+            throw ActiveObjectError.invalidSQL(
+                sql: sql, reason: "expected \(expected) argument(s), got \(values.count)")
+        }
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    /// Binds one parameter (1-based). TEXT and BLOB use the 64-bit length APIs, so a value
+    /// over 2 GiB is SQLite's `tooBig` error rather than a trap.
+    func bind(_ value: DatabaseValue, at index: Int32) throws {
+        let handle = try handle()
+        let code: Int32
+        switch value {
+        case .null:
+            code = sqlite3_bind_null(handle, index)
+        case .integer(let int):
+            code = sqlite3_bind_int64(handle, index, int)
+        case .real(let real):
+            code = sqlite3_bind_double(handle, index, real)
+        case .text(var text):
+            code = text.withUTF8 { bytes in
+                // An empty buffer has no base address; "" keeps the value TEXT, not NULL.
+                guard let base = bytes.baseAddress, bytes.count > 0 else {
+                    return sqlite3_bind_text(handle, index, "", 0, activeobjects_transient())
+                }
+                return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { chars in
+                    sqlite3_bind_text64(handle, index, chars, UInt64(bytes.count),
+                                        activeobjects_transient(), UInt8(SQLITE_UTF8))
+                }
+            }
+        case .blob(let data):
+            code = data.withUnsafeBytes { bytes in
+                // A NULL pointer would bind NULL: give SQLite a valid address for empty data.
+                if bytes.count == 0 { return sqlite3_bind_zeroblob(handle, index, 0) }
+                return sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count),
+                                           activeobjects_transient())
+            }
+        }
+        guard code == SQLITE_OK else {
+            throw DatabaseError(code: code, connection: connection.sqliteConnection, sql: sql)
+        }
+    }
+
+    // MARK: Stepping
+
+    /// Advances to the next row: true when a row is available, false when done.
+    func step() throws -> Bool {
+        let handle = try handle()
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let code:
+            let error = DatabaseError(code: code, connection: connection.sqliteConnection, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Resets the statement and clears its bindings, ending any read transaction it held.
+    /// `sqlite3_reset` alone keeps the bindings (https://www.sqlite.org/c3ref/reset.html).
+    func reset() {
+        guard let handle = sqliteStatement, connection.sqliteConnection != nil else { return }
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    // MARK: Reading the current row
+
+    /// Number of result columns.
+    var columnCount: Int32 { sqliteStatement.map { sqlite3_column_count($0) } ?? 0 }
+
+    /// The name of a result column (its alias, or the column name).
+    func columnName(_ index: Int32) -> String {
+        guard let handle = sqliteStatement, let name = sqlite3_column_name(handle, index) else { return "" }
+        return String(cString: name)
+    }
+
+    /// All result column names, in order.
+    var columnNames: [String] { (0..<columnCount).map(columnName) }
+
+    /// The value of a column of the current row, read according to its storage class.
+    ///
+    /// TEXT is decoded with its byte length, so an embedded NUL survives; invalid UTF-8
+    /// written by another program is repaired with U+FFFD. A zero-length BLOB is empty
+    /// `Data`, not NULL.
+    @inline(__always)
+    func value(at index: Int32) -> DatabaseValue {
+        guard let handle = sqliteStatement else { return .null }
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_column_int64(handle, index))
+        case SQLITE_FLOAT:
+            return .real(sqlite3_column_double(handle, index))
+        case SQLITE_TEXT:
+            // Ask for the text first, then its length: the order SQLite documents as safe.
+            guard let text = sqlite3_column_text(handle, index) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(handle, index))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            guard let bytes = sqlite3_column_blob(handle, index) else { return .blob(Data()) }
+            let count = Int(sqlite3_column_bytes(handle, index))
+            return .blob(Data(bytes: bytes, count: count))
+        default:
+            return .null
+        }
+    }
+
+    /// The rowid-like integer of a column, when it holds an INTEGER.
+    func int64IfInteger(at index: Int32) -> Int64? {
+        guard let handle = sqliteStatement, sqlite3_column_type(handle, index) == SQLITE_INTEGER else {
+            return nil
+        }
+        return sqlite3_column_int64(handle, index)
+    }
+}
