@@ -1,0 +1,194 @@
+extension ActiveObject {
+    /// The schema and database of this object's class, or the error that prevents using them.
+    func schemaAndDatabase() throws -> (ModelSchema, Database) {
+        let type = Swift.type(of: self)
+        let schema = try ModelSchema.of(type)
+        guard let database = type.database else {
+            throw ActiveObjectError.noDatabase(model: schema.modelName)
+        }
+        return (schema, database)
+    }
+
+    /// The current value of every column, by slot, as the database would store it.
+    /// - Throws: ``ActiveObjectError/invalidValue(table:column:reason:)`` (NaN, `UInt64`
+    ///   over `Int64.max`, a date text strategies cannot write…).
+    func encodedValues(schema: ModelSchema, context: ValueContext) throws -> [DatabaseValue] {
+        try withUnsafeObjectPointer { base in
+            try schema.columns.map { column in
+                do {
+                    return try column.accessor.encode(from: base, context: context)
+                } catch {
+                    throw ActiveObjectError.invalidValue(table: schema.tableName, column: column.name,
+                                                         reason: "\(error)")
+                }
+            }
+        }
+    }
+
+    /// Slots whose value differs from what was last read or written. For an object never
+    /// loaded or saved, the comparison is with the class's defaults.
+    func changedSlots(_ values: [DatabaseValue], schema: ModelSchema, context: ValueContext) -> [Int] {
+        let baseline = persistedValues ?? (try? schema.prototype.encodedValues(schema: schema, context: context))
+        guard let baseline, baseline.count == values.count else { return Array(values.indices) }
+        return values.indices.filter { slot in
+            if DatabaseValue.sameStoredValue(values[slot], baseline[slot]) { return false }
+            // A stored value in another accepted form (a legacy date format, say) is not a change.
+            let normalized = schema.columns[slot].accessor.normalized(baseline[slot], context: context)
+            return !(normalized.map { DatabaseValue.sameStoredValue(values[slot], $0) } ?? false)
+        }
+    }
+
+    /// True when a property differs from what was last loaded or saved (for a new object:
+    /// from the class's defaults).
+    public var hasChanges: Bool { !changedColumns.isEmpty }
+
+    /// The column names whose values differ from what was last loaded or saved (for a new
+    /// object: from the class's defaults), in declaration order.
+    public var changedColumns: [String] {
+        guard let (schema, database) = try? schemaAndDatabase() else {
+            // Without a database, compare in the default date format.
+            guard let schema = try? ModelSchema.of(Swift.type(of: self)) else { return [] }
+            let context = ValueContext(dateStrategy: schema.dateStrategy ?? .iso8601Text)
+            guard let values = try? encodedValues(schema: schema, context: context) else { return [] }
+            return changedSlots(values, schema: schema, context: context).map { schema.columns[$0].name }
+        }
+        let context = schema.context(in: database)
+        guard let values = try? encodedValues(schema: schema, context: context) else {
+            return schema.columns.map(\.name)
+        }
+        return changedSlots(values, schema: schema, context: context).map { schema.columns[$0].name }
+    }
+
+    // MARK: Writing
+
+    /// Inserts the object when it has no `id`, otherwise updates the columns that changed
+    /// (and runs no SQL at all when nothing changed).
+    ///
+    /// Runs `validate()`, `willSave()`, the write, then `didSave()`. If anything throws,
+    /// nothing is written and the object keeps its state (`id`, changes), so a retry works.
+    ///
+    /// ```swift
+    /// let p = Person(); p.name = "Joe"
+    /// try p.save()          // INSERT
+    /// p.age = 31
+    /// try p.save()          // UPDATE "person" SET "age" = ? WHERE "id" = ?
+    /// ```
+    /// - Throws: ``ActiveObjectError/validationFailed(_:)``, ``ActiveObjectError/noDatabase(model:)``,
+    ///   ``ActiveObjectError/invalidValue(table:column:reason:)``, ``ActiveObjectError/recordNotFound(table:id:)``
+    ///   (the row was deleted meanwhile), or ``DatabaseError`` (constraints, busy…).
+    public func save() throws {
+        try write(id == nil ? .insert : .save)
+    }
+
+    /// Inserts the object as a new row (with its `id` when set), even if it was saved before.
+    /// - Throws: as ``save()``; a duplicate `id` is SQLite's `constraint` error.
+    public func insert() throws { try write(.insert) }
+
+    /// Updates the row with this object's `id`: the changed columns only.
+    /// - Throws: ``ActiveObjectError/recordNotFound(table:id:)`` when the object has no `id`
+    ///   or its row no longer exists; otherwise as ``save()``.
+    public func update() throws { try write(.update) }
+
+    /// Inserts the row, or updates it when it conflicts with an existing row on the primary
+    /// key or a unique column: `INSERT … ON CONFLICT DO UPDATE` (never `REPLACE`, which
+    /// would delete the old row and cascade). The object's `id` is set to the row's.
+    public func upsert() throws { try write(.upsert) }
+
+    enum WriteKind { case save, insert, update, upsert }
+
+    private func write(_ kind: WriteKind) throws {
+        let (schema, database) = try schemaAndDatabase()
+        do {
+            try validate()
+        } catch let error as ValidationError {
+            throw ActiveObjectError.validationFailed(error)
+        }
+        try willSave()
+        let context = schema.context(in: database)
+        let values = try encodedValues(schema: schema, context: context)
+        let written: Bool = try database.withConnection { connection in
+            switch kind {
+            case .insert:
+                if let id {
+                    try connection.execute(schema.insertWithIDSQL, [.integer(id)] + values)
+                } else {
+                    try connection.execute(schema.insertSQL, values)
+                    id = connection.lastInsertRowID
+                }
+                return true
+            case .upsert:
+                let sql = id == nil ? schema.upsertSQL : schema.upsertWithIDSQL
+                let arguments = id.map { [.integer($0)] + values } ?? values
+                let returned = try connection.scalarValue(sql, arguments)
+                if case .integer(let rowID)? = returned { id = rowID }
+                return true
+            case .save, .update:
+                guard let id else { throw ActiveObjectError.recordNotFound(table: schema.tableName, id: nil) }
+                let slots = changedSlots(values, schema: schema, context: context)
+                if slots.isEmpty {
+                    if kind == .save { return false }
+                    // An explicit update() still reports a row that is gone.
+                    guard try connection.scalarValue(schema.existsByIDSQL, [.integer(id)]) != nil else {
+                        throw ActiveObjectError.recordNotFound(table: schema.tableName, id: id)
+                    }
+                    return false
+                }
+                try connection.execute(schema.updateSQL(slots: slots), slots.map { values[$0] } + [.integer(id)])
+                guard connection.changes > 0 else {
+                    throw ActiveObjectError.recordNotFound(table: schema.tableName, id: id)
+                }
+                return true
+            }
+        }
+        persistedValues = values
+        if written || kind == .save { didSave() }
+    }
+
+    /// Deletes the object's row. Runs `willDelete()` first (throwing cancels) and
+    /// `didDelete()` after. The object keeps its values; its `id` becomes nil, so saving it
+    /// again inserts a new row.
+    ///
+    /// - Returns: true when a row was deleted; false when the object had no `id` or its row
+    ///   was already gone.
+    @discardableResult
+    public func delete() throws -> Bool {
+        guard let id else { return false }
+        let (schema, database) = try schemaAndDatabase()
+        try willDelete()
+        let deleted = try database.withConnection { connection in
+            try connection.execute(schema.deleteByIDSQL, [.integer(id)])
+            return connection.changes > 0
+        }
+        self.id = nil
+        persistedValues = nil
+        preloadedRelations = nil
+        didDelete()
+        return deleted
+    }
+
+    /// Re-reads the object's row, replacing every property (and discarding unsaved changes).
+    /// - Throws: ``ActiveObjectError/recordNotFound(table:id:)`` when the object has no `id`
+    ///   or its row is gone; ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)``.
+    public func reload() throws {
+        let (schema, database) = try schemaAndDatabase()
+        guard let id else { throw ActiveObjectError.recordNotFound(table: schema.tableName, id: nil) }
+        let context = schema.context(in: database)
+        let fresh = try database.withConnection { connection in
+            try connection.withStatement(schema.findByIDSQL, [.integer(id)]) { statement -> ActiveObject? in
+                guard try statement.step() else { return nil }
+                return try ObjectLoader(schema: schema, statement: statement, context: context).load(from: statement)
+            }
+        }
+        guard let fresh, let snapshot = fresh.persistedValues else {
+            throw ActiveObjectError.recordNotFound(table: schema.tableName, id: id)
+        }
+        // Copy the values column by column, then adopt the snapshot.
+        withUnsafeObjectPointer { base in
+            for (slot, column) in schema.columns.enumerated() {
+                _ = column.accessor.load(snapshot[slot], into: base, context: context)
+            }
+        }
+        persistedValues = snapshot
+        preloadedRelations = nil
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+
+/// The base class of every model: subclass it and declare `@Column` properties.
+///
+/// ```swift
+/// final class Person: ActiveObject {
+///     @Column var name: String = ""
+///     @Column var age: Int = 0
+/// }
+///
+/// ActiveObject.defaultDatabase = try Database(path: "people.sqlite")
+/// try Person.createTable()
+/// let joe = Person(); joe.name = "Joe"; joe.age = 30
+/// try joe.save()                                   // INSERT; joe.id is now set
+/// let adults = try Person.where(\.$age >= 18).all()
+/// ```
+///
+/// The columns are discovered once per class (with `Mirror` on a prototype made with
+/// `init()`) and the SQL built from them is cached. Override the class properties below to
+/// map existing tables; override the hooks for validation and callbacks.
+open class ActiveObject: CustomStringConvertible {
+    /// The row's integer primary key: nil until the object is inserted.
+    public var id: Int64?
+
+    /// The column values as last read from or written to the database, by schema slot; nil
+    /// for an object that was never loaded or saved. Dirty tracking compares against it.
+    var persistedValues: [DatabaseValue]?
+
+    /// Related objects loaded by `including(_:)`, keyed by relation.
+    var preloadedRelations: [PreloadKey: Any]?
+
+    /// Creates an object with every property at its declared default. Subclasses whose
+    /// properties all have defaults need no initializer.
+    public required init() {}
+
+    // MARK: Class-level configuration
+
+    /// The table name: by default the class name in snake_case (`BlogPost` → `blog_post`).
+    open class var tableName: String { ColumnNaming.snakeCased(String(describing: self)) }
+
+    /// The integer primary key column. Default `"id"`; override to map e.g. `"contactid"`.
+    open class var primaryKey: String { "id" }
+
+    /// How property names become column names. Default `.asIs`.
+    open class var columnNaming: ColumnNaming { .asIs }
+
+    /// The database this model lives in. Default ``defaultDatabase``; override to keep
+    /// different models in different databases.
+    open class var database: Database? { ActiveObject.defaultDatabase }
+
+    /// The date strategy of this model's columns; nil (the default) uses the database's.
+    /// Set it to map tables another library wrote (`.unixSeconds`, `.compactText`).
+    open class var dateStrategy: DateStrategy? { nil }
+
+    /// The database models use unless they override ``database``; nil until you set it
+    /// (models then throw ``ActiveObjectError/noDatabase(model:)``).
+    public static var defaultDatabase: Database? {
+        get { defaultDatabaseStorage.withLock { $0 } }
+        set { defaultDatabaseStorage.withLock { $0 = newValue } }
+    }
+
+    // MARK: Validation and lifecycle hooks
+
+    /// Checks the object before it is written; throw a ``ValidationError`` to refuse the
+    /// write (`save()` then throws ``ActiveObjectError/validationFailed(_:)`` and writes nothing).
+    open func validate() throws {}
+    /// Called after validation, before the INSERT or UPDATE. Throwing cancels the write.
+    open func willSave() throws {}
+    /// Called after a successful INSERT or UPDATE.
+    open func didSave() {}
+    /// Called before the DELETE of ``delete()``. Throwing cancels the delete.
+    open func willDelete() throws {}
+    /// Called after a successful ``delete()``.
+    open func didDelete() {}
+
+    // MARK: Description
+
+    /// `Person(id: 1, name: "Joe", age: 30)`.
+    open var description: String {
+        let type = Swift.type(of: self)
+        guard let schema = try? ModelSchema.of(type) else { return "\(type)(id: \(id.map(String.init) ?? "nil"))" }
+        var parts = ["id: " + (id.map(String.init) ?? "nil")]
+        withUnsafeObjectPointer { base in
+            for column in schema.columns {
+                parts.append("\(column.propertyName): \(Self.describe(column.accessor.value(from: base)))")
+            }
+        }
+        return "\(type)(" + parts.joined(separator: ", ") + ")"
+    }
+
+    private static func describe(_ value: Any) -> String {
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional {
+            guard let wrapped = mirror.children.first?.value else { return "nil" }
+            return describe(wrapped)
+        }
+        if let string = value as? String { return String(reflecting: string) }
+        return String(describing: value)
+    }
+
+    /// Runs `body` with the address of this object's storage (for ``ColumnAccessor``).
+    func withUnsafeObjectPointer<T>(_ body: (UnsafeMutableRawPointer) throws -> T) rethrows -> T {
+        try withExtendedLifetime(self) {
+            try body(UnsafeMutableRawPointer(Unmanaged.passUnretained(self).toOpaque()))
+        }
+    }
+}
+
+private let defaultDatabaseStorage = LockedValue<Database?>(nil)
+
+/// A value protected by a lock, for the few globals the library keeps.
+final class LockedValue<Value>: @unchecked Sendable {
+    // Safety: `value` is only touched inside `withLock`, which holds `lock`.
+    private let lock = NSRecursiveLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}
+
+/// Adopted by ``ActiveObject`` so that class methods can return the concrete subclass:
+/// `Person.findAll()` is `[Person]`, `Person.where(…)` is `Query<Person>`.
+public protocol ActiveRecord: AnyObject {}
+
+extension ActiveObject: ActiveRecord {}

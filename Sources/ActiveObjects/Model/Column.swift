@@ -1,0 +1,81 @@
+/// What a foreign key does when the referenced row is deleted
+/// (<https://www.sqlite.org/foreignkeys.html#fk_actions>).
+public enum ForeignKeyAction: String, Sendable, Hashable {
+    /// Delete the referencing rows too.
+    case cascade = "CASCADE"
+    /// Set the referencing column to NULL.
+    case setNull = "SET NULL"
+    /// Set the referencing column to its default.
+    case setDefault = "SET DEFAULT"
+    /// Refuse the delete while referencing rows exist, immediately.
+    case restrict = "RESTRICT"
+    /// Refuse the delete at the end of the statement (SQLite's default).
+    case noAction = "NO ACTION"
+}
+
+/// The options given to `@Column(…)`: explicit name, constraints, foreign key.
+struct ColumnOptions {
+    var name: String?
+    var unique = false
+    var indexed = false
+    var references: ActiveObject.Type?
+    var onDelete: ForeignKeyAction = .noAction
+}
+
+/// Marks a stored property of an ``ActiveObject`` subclass as a persisted column.
+///
+/// ```swift
+/// final class Person: ActiveObject {
+///     @Column var name: String = ""                      // TEXT NOT NULL DEFAULT ''
+///     @Column var rating: Double? = nil                  // REAL, nullable
+///     @Column("photo_data") var photo: Data? = nil       // explicit column name
+///     @Column(unique: true) var email: String = ""       // UNIQUE
+///     @Column(indexed: true) var age: Int = 0            // CREATE INDEX
+///     @Column(references: Group.self, onDelete: .cascade) var groupId: Int64? = nil
+/// }
+/// ```
+///
+/// The value lives in the property itself, so reading and writing cost what a plain stored
+/// property costs. `$name` (the projected value) names the column in queries:
+/// `Person.where(\.$name == "Joe")`.
+@propertyWrapper
+public struct Column<Value: ColumnValue> {
+    /// The property's current value.
+    public var wrappedValue: Value
+    let options: ColumnOptions
+    /// The column's position in its model's schema. Set only on the per-class prototype,
+    /// which is what `\.$name` key paths are evaluated against.
+    var slot: Int = -1
+
+    /// Declares a column named after the property (through the model's `columnNaming`),
+    /// or `name` when given.
+    public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false) {
+        self.wrappedValue = wrappedValue
+        self.options = ColumnOptions(name: name, unique: unique, indexed: indexed)
+    }
+
+    /// Declares a foreign-key column: `REFERENCES parent(primaryKey) ON DELETE action`.
+    ///
+    /// ```swift
+    /// @Column(references: Group.self, onDelete: .cascade) var groupId: Int64? = nil
+    /// ```
+    public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false,
+                references parent: ActiveObject.Type, onDelete: ForeignKeyAction = .noAction) {
+        self.wrappedValue = wrappedValue
+        self.options = ColumnOptions(name: name, unique: unique, indexed: indexed,
+                                     references: parent, onDelete: onDelete)
+    }
+
+    /// A reference to this column for queries, ordering and relations: `\.$name`.
+    public var projectedValue: ColumnReference<Value> { ColumnReference(slot: slot) }
+}
+
+/// The projected value of a ``Column`` (`$name`): identifies the column in queries.
+///
+/// You never create one; you write key paths to it:
+/// ```swift
+/// Person.where(\.$age > 30).order(by: \.$name)
+/// ```
+public struct ColumnReference<Value> {
+    let slot: Int
+}

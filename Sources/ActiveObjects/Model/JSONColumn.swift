@@ -1,0 +1,68 @@
+import Foundation
+
+/// Marks a stored property whose `Codable` value is persisted as JSON text.
+///
+/// ```swift
+/// final class Post: ActiveObject {
+///     @JSONColumn var tags: [String] = []               // TEXT NOT NULL DEFAULT '[]'
+///     @JSONColumn var meta: [String: Int]? = nil        // TEXT, NULL when nil
+/// }
+/// ```
+/// Keys are sorted, so equal values produce equal text (and no spurious UPDATE).
+/// Text that is not valid JSON for the type is a thrown `typeMismatch` when the row is read.
+@propertyWrapper
+public struct JSONColumn<Value: Codable> {
+    /// The property's current value.
+    public var wrappedValue: Value
+    let options: ColumnOptions
+    /// See ``Column``: set only on the per-class prototype.
+    var slot: Int = -1
+
+    /// Declares a JSON column named after the property, or `name` when given.
+    public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false) {
+        self.wrappedValue = wrappedValue
+        self.options = ColumnOptions(name: name, unique: unique, indexed: indexed)
+    }
+
+    /// A reference to this column for queries: `\.$tags`.
+    public var projectedValue: ColumnReference<Value> { ColumnReference(slot: slot) }
+}
+
+/// Implemented by `Optional` so that a nil JSON value is stored as NULL, not `"null"`.
+protocol OptionalValue {
+    static var wrappedType: Any.Type { get }
+    var isNil: Bool { get }
+    static var nilValue: Self { get }
+}
+
+extension Optional: OptionalValue {
+    static var wrappedType: Any.Type { Wrapped.self }
+    var isNil: Bool { self == nil }
+    static var nilValue: Optional<Wrapped> { nil }
+}
+
+/// JSON coding for ``JSONColumn``.
+enum JSONCoding {
+    static func encode<Value: Encodable>(_ value: Value) throws -> DatabaseValue {
+        if let optional = value as? any OptionalValue, optional.isNil { return .null }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = try encoder.encode(value)
+        return .text(String(decoding: data, as: UTF8.self))
+    }
+
+    static func decode<Value: Decodable>(_ type: Value.Type, from value: DatabaseValue) -> Value? {
+        let data: Data
+        switch value {
+        case .null:
+            if let optional = Value.self as? any OptionalValue.Type {
+                return optional.nilValue as? Value
+            }
+            return nil
+        case .text(let text): data = Data(text.utf8)
+        case .blob(let blob): data = blob
+        case .integer, .real: return nil
+        }
+        return try? JSONDecoder().decode(Value.self, from: data)
+    }
+}

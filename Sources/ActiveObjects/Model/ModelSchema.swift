@@ -1,0 +1,215 @@
+import Foundation
+
+/// One persisted property of a model.
+struct SchemaColumn {
+    /// The Swift property name (`lastPlayed`).
+    let propertyName: String
+    /// The column name (`last_played`), unquoted.
+    let name: String
+    /// The column name, quoted for SQL.
+    let quotedName: String
+    let options: ColumnOptions
+    let accessor: ColumnAccessor
+
+    var isNullable: Bool { accessor.isNullable }
+
+    /// The declared SQL type, following the date strategy for dates.
+    func columnType(dateStrategy: DateStrategy) -> ColumnType {
+        accessor.isDate ? dateStrategy.columnType : accessor.columnType
+    }
+}
+
+/// Everything ActiveObjects knows about one model class, built once (reflection on a
+/// prototype) and cached by `ObjectIdentifier`: names, columns, accessors and SQL.
+final class ModelSchema: @unchecked Sendable {
+    // Safety of @unchecked Sendable: every stored property is immutable after `init`, except
+    // `updateStatements`, which is guarded by `lock`. The prototype object is never mutated
+    // after `init` (only read, to evaluate `\.$column` key paths).
+
+    let modelType: ActiveObject.Type
+    let modelName: String
+    let tableName: String
+    let primaryKey: String
+    let quotedTable: String
+    let quotedPrimaryKey: String
+    let columns: [SchemaColumn]
+    /// The model's own date strategy override, if any.
+    let dateStrategy: DateStrategy?
+    /// A default-initialized instance; its wrappers carry their slots.
+    let prototype: ActiveObject
+    /// Slot for each property name and column name; `-1` for the primary key.
+    private let slotByKey: [String: Int]
+
+    /// `"id", "name", "age"`.
+    let selectList: String
+    /// `SELECT "id", … FROM "person"`.
+    let selectSQL: String
+    let findByIDSQL: String
+    let insertSQL: String
+    let insertWithIDSQL: String
+    let upsertSQL: String
+    let upsertWithIDSQL: String
+    let deleteByIDSQL: String
+    let existsByIDSQL: String
+
+    private let lock = NSLock()
+    private var updateStatements: [[Int]: String] = [:]
+
+    private init(_ type: ActiveObject.Type) throws {
+        modelType = type
+        modelName = String(describing: type)
+        tableName = type.tableName
+        primaryKey = type.primaryKey
+        dateStrategy = type.dateStrategy
+        try SQLIdentifier.validate(tableName, what: "table name", model: modelName)
+        try SQLIdentifier.validate(primaryKey, what: "primary key", model: modelName)
+        if tableName.lowercased().hasPrefix("sqlite_") {
+            throw ActiveObjectError.invalidModel(model: modelName, reason: "table names starting with sqlite_ are reserved")
+        }
+
+        prototype = type.init()
+        let naming = type.columnNaming
+        var columns: [SchemaColumn] = []
+        var slots: [String: Int] = ["id": -1]
+        slots[primaryKey] = -1
+        var usedNames: [String: String] = [primaryKey.lowercased(): "the primary key"]
+        for discovered in try ColumnDiscovery.columns(of: prototype) {
+            let name = discovered.options.name ?? naming.columnName(for: discovered.propertyName)
+            try SQLIdentifier.validate(name, what: "column name of \(discovered.propertyName)", model: modelName)
+            // SQLite column names are case-insensitive.
+            if let other = usedNames[name.lowercased()] {
+                throw ActiveObjectError.invalidModel(
+                    model: modelName,
+                    reason: "property \(discovered.propertyName) maps to column \"\(name)\", already used by \(other)")
+            }
+            usedNames[name.lowercased()] = "property \(discovered.propertyName)"
+            let slot = columns.count
+            slots[discovered.propertyName] = slot
+            slots[name] = slot
+            columns.append(SchemaColumn(propertyName: discovered.propertyName, name: name,
+                                        quotedName: SQLIdentifier.quote(name),
+                                        options: discovered.options, accessor: discovered.accessor))
+        }
+        self.columns = columns
+        slotByKey = slots
+        let proto = prototype
+        proto.withUnsafeObjectPointer { base in
+            for (slot, column) in columns.enumerated() { column.accessor.setSlot(slot, in: base) }
+        }
+
+        // The SQL, built once.
+        quotedTable = SQLIdentifier.quote(tableName)
+        quotedPrimaryKey = SQLIdentifier.quote(primaryKey)
+        let names = columns.map(\.quotedName)
+        selectList = ([quotedPrimaryKey] + names).joined(separator: ", ")
+        selectSQL = "SELECT \(selectList) FROM \(quotedTable)"
+        findByIDSQL = "\(selectSQL) WHERE \(quotedPrimaryKey) = ?"
+        let table = quotedTable, key = quotedPrimaryKey
+        insertSQL = Self.insertSQL(table: table, columns: names)
+        insertWithIDSQL = Self.insertSQL(table: table, columns: [key] + names)
+        // Upsert never uses REPLACE, which deletes the old row (and cascades).
+        let assignments = names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        let conflict = assignments.isEmpty
+            ? "ON CONFLICT DO NOTHING"
+            : "ON CONFLICT DO UPDATE SET \(assignments)"
+        upsertSQL = "\(insertSQL) \(conflict) RETURNING \(quotedPrimaryKey)"
+        upsertWithIDSQL = "\(insertWithIDSQL) \(conflict) RETURNING \(quotedPrimaryKey)"
+        deleteByIDSQL = "DELETE FROM \(quotedTable) WHERE \(quotedPrimaryKey) = ?"
+        existsByIDSQL = "SELECT 1 FROM \(quotedTable) WHERE \(quotedPrimaryKey) = ?"
+    }
+
+    private static func insertSQL(table: String, columns: [String]) -> String {
+        if columns.isEmpty { return "INSERT INTO \(table) DEFAULT VALUES" }
+        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        return "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(marks))"
+    }
+
+    /// `UPDATE "t" SET "a" = ?, "b" = ? WHERE "id" = ?` for the given slots, cached.
+    func updateSQL(slots: [Int]) -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        if let sql = updateStatements[slots] { return sql }
+        let assignments = slots.map { "\(columns[$0].quotedName) = ?" }.joined(separator: ", ")
+        let sql = "UPDATE \(quotedTable) SET \(assignments) WHERE \(quotedPrimaryKey) = ?"
+        if updateStatements.count < 256 { updateStatements[slots] = sql }
+        return sql
+    }
+
+    /// The slot of a property or column name (`-1` for the primary key).
+    /// - Throws: ``ActiveObjectError/unknownColumn(table:column:)``.
+    func slot(forKey key: String) throws -> Int {
+        guard let slot = slotByKey[key] else {
+            throw ActiveObjectError.unknownColumn(table: tableName, column: key)
+        }
+        return slot
+    }
+
+    /// The quoted column for a property or column name.
+    func quotedColumn(forKey key: String) throws -> String {
+        let slot = try slot(forKey: key)
+        return slot < 0 ? quotedPrimaryKey : columns[slot].quotedName
+    }
+
+    /// The slot a `\.$column` key path designates, read from the prototype.
+    func slot(for keyPath: AnyKeyPath) throws -> Int {
+        guard let reference = prototype[keyPath: keyPath] as? any ColumnSlotCarrier,
+              columns.indices.contains(reference.slot) else {
+            throw ActiveObjectError.invalidArgument("\(keyPath) does not designate a column of \(modelName)")
+        }
+        return reference.slot
+    }
+
+    /// The value context for this model in `database`.
+    func context(in database: Database) -> ValueContext {
+        ValueContext(dateStrategy: dateStrategy ?? database.options.dateStrategy)
+    }
+
+    // MARK: Registry
+
+    private static let registry = LockedValue<[ObjectIdentifier: Result<ModelSchema, ActiveObjectError>]>([:])
+
+    /// The schema of a model class, built on first use. A class that cannot be mapped
+    /// throws the same ``ActiveObjectError/invalidModel(model:reason:)`` on every use.
+    static func of(_ type: ActiveObject.Type) throws -> ModelSchema {
+        let key = ObjectIdentifier(type)
+        return try registry.withLock { schemas in
+            if let known = schemas[key] { return try known.get() }
+            let result: Result<ModelSchema, ActiveObjectError>
+            do {
+                result = .success(try ModelSchema(type))
+            } catch let error as ActiveObjectError {
+                result = .failure(error)
+            } catch {
+                result = .failure(.invalidModel(model: String(describing: type), reason: "\(error)"))
+            }
+            schemas[key] = result
+            return try result.get()
+        }
+    }
+}
+
+/// Implemented by ``ColumnReference`` so that a key path's target can be read untyped.
+protocol ColumnSlotCarrier {
+    var slot: Int { get }
+}
+
+extension ColumnReference: ColumnSlotCarrier {}
+
+/// Quoting and checking of SQL identifiers.
+enum SQLIdentifier {
+    /// `name` → `"name"`, with embedded quotes doubled: keywords (`order`, `group`) and any
+    /// character are safe.
+    static func quote(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// Refuses names SQLite would misread: empty, or containing NUL.
+    static func validate(_ name: String, what: String, model: String) throws {
+        if name.isEmpty {
+            throw ActiveObjectError.invalidModel(model: model, reason: "the \(what) is empty")
+        }
+        if name.utf8.contains(0) {
+            throw ActiveObjectError.invalidModel(model: model, reason: "the \(what) contains a NUL character")
+        }
+    }
+}

@@ -1,0 +1,70 @@
+/// Turns result rows into model objects: maps result columns to schema slots by name once
+/// per statement, then fills each new object straight from the statement.
+struct ObjectLoader {
+    let schema: ModelSchema
+    let context: ValueContext
+    private let idColumn: Int32?
+    /// (slot, result column) for every model column present in the result.
+    private let mapping: [(slot: Int, column: Int32)]
+    private let isComplete: Bool
+
+    /// Matches the statement's result columns (case-insensitively, first match wins) to the
+    /// primary key and the model's columns. Extra result columns are ignored.
+    init(schema: ModelSchema, statement: Statement, context: ValueContext) {
+        self.schema = schema
+        self.context = context
+        var positions: [String: Int32] = [:]
+        for index in (0..<statement.columnCount).reversed() {
+            positions[statement.columnName(index).lowercased()] = index
+        }
+        idColumn = positions[schema.primaryKey.lowercased()]
+        var mapping: [(slot: Int, column: Int32)] = []
+        for (slot, column) in schema.columns.enumerated() {
+            if let position = positions[column.name.lowercased()] { mapping.append((slot, position)) }
+        }
+        self.mapping = mapping
+        isComplete = mapping.count == schema.columns.count
+    }
+
+    /// A new object holding the current row. A model column missing from the result keeps the
+    /// property's default, and counts as unchanged (it is not written back by `save()`).
+    ///
+    /// - Throws: ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)`` naming
+    ///   the table, column and row id of a value that does not fit its property.
+    func load(from statement: Statement) throws -> ActiveObject {
+        let object = schema.modelType.init()
+        var rowID: Int64?
+        if let idColumn {
+            switch statement.value(at: idColumn) {
+            case .integer(let id): rowID = id
+            case .null: rowID = nil
+            case let other:
+                throw ActiveObjectError.typeMismatch(
+                    table: schema.tableName, column: schema.primaryKey, rowID: nil,
+                    expected: "Int64", found: other.description)
+            }
+        }
+        let columns = schema.columns
+        let context = self.context
+        var snapshot: [DatabaseValue]
+        if isComplete {
+            snapshot = Array(repeating: .null, count: columns.count)
+        } else {
+            snapshot = try object.encodedValues(schema: schema, context: context)
+        }
+        try object.withUnsafeObjectPointer { base in
+            for (slot, column) in mapping {
+                let value = statement.value(at: column)
+                guard columns[slot].accessor.load(value, into: base, context: context) else {
+                    throw ActiveObjectError.typeMismatch(
+                        table: schema.tableName, column: columns[slot].name, rowID: rowID,
+                        expected: columns[slot].accessor.valueTypeName, found: value.description)
+                }
+                snapshot[slot] = value
+            }
+        }
+        object.id = rowID
+        object.persistedValues = snapshot
+        return object
+    }
+}

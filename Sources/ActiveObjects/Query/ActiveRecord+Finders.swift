@@ -1,0 +1,102 @@
+extension ActiveRecord where Self: ActiveObject {
+    // MARK: Queries
+
+    /// A query for all rows of this model, to refine and run: `Person.all.order(by: \.$name)`.
+    public static var all: Query<Self> { Query() }
+
+    /// A query filtered by a criteria dictionary (AND of equalities; array → `IN`, nil → `IS NULL`).
+    public static func `where`(_ criteria: [String: Any?]) -> Query<Self> { Query().where(criteria) }
+
+    /// A query filtered by an SQL fragment with `?` arguments.
+    public static func `where`(_ sql: String, _ arguments: any ColumnValue...) -> Query<Self> {
+        Query().where(sql, arguments: arguments)
+    }
+
+    /// A query filtered by a typed comparison: `Person.where(\.$name, .like("J%"))`.
+    public static func `where`<V>(_ column: KeyPath<Self, ColumnReference<V>>, _ comparison: ColumnOperator<V>) -> Query<Self> {
+        Query().where(column, comparison)
+    }
+
+    /// A query filtered by a predicate: `Person.where(\.$age > 30 && \.$name == "Joe")`.
+    public static func `where`(_ predicate: Predicate<Self>) -> Query<Self> { Query().where(predicate) }
+
+    /// A query ordered by a column.
+    public static func order<V>(by column: KeyPath<Self, ColumnReference<V>>, _ direction: SortDirection = .ascending) -> Query<Self> {
+        Query().order(by: column, direction)
+    }
+
+    /// A query ordered by a property or column name.
+    public static func order(by column: String, _ direction: SortDirection = .ascending) -> Query<Self> {
+        Query().order(by: column, direction)
+    }
+
+    // MARK: Finders
+
+    /// The object with this primary key, or nil.
+    public static func find(id: Int64) throws -> Self? {
+        let schema = try ModelSchema.of(self)
+        guard let database = self.database else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
+        let context = schema.context(in: database)
+        return try database.withConnection { connection in
+            try connection.withStatement(schema.findByIDSQL, [.integer(id)]) { statement in
+                guard try statement.step() else { return nil }
+                let loader = ObjectLoader(schema: schema, statement: statement, context: context)
+                return unsafeDowncast(try loader.load(from: statement), to: Self.self)
+            }
+        }
+    }
+
+    /// Every object of the table, in primary-key order. For large tables prefer
+    /// `Person.all.each { … }` or a cursor, which keep one row in memory at a time.
+    public static func findAll() throws -> [Self] { try Query().order(by: primaryKey).all() }
+
+    /// The objects matching a criteria dictionary: `Person.find(where: ["age": 30])`.
+    public static func find(where criteria: [String: Any?]) throws -> [Self] { try Query().where(criteria).all() }
+
+    /// The first object (lowest primary key) matching a criteria dictionary, or nil.
+    public static func findFirst(where criteria: [String: Any?]) throws -> Self? {
+        try Query().where(criteria).order(by: primaryKey).first()
+    }
+
+    /// The number of rows.
+    public static func countAll() throws -> Int { try Query<Self>().count() }
+
+    /// The number of rows matching a criteria dictionary.
+    public static func count(where criteria: [String: Any?]) throws -> Int { try Query().where(criteria).count() }
+
+    /// Deletes the rows matching a criteria dictionary (hooks are not run) and returns how many.
+    @discardableResult
+    public static func delete(where criteria: [String: Any?]) throws -> Int { try Query<Self>().where(criteria).delete() }
+
+    /// Deletes every row (hooks are not run) and returns how many.
+    @discardableResult
+    public static func deleteAll() throws -> Int { try Query<Self>().delete() }
+
+    /// Objects from your own SQL. Result columns are matched to properties by column name;
+    /// extra columns are ignored; a property without a column keeps its default (and is not
+    /// written back by `save()` unless you change it).
+    ///
+    /// ```swift
+    /// let older = try Person.fetch(sql: "SELECT * FROM person WHERE age > ?", [40])
+    /// ```
+    public static func fetch(sql: String, _ arguments: [any ColumnValue] = []) throws -> [Self] {
+        let schema = try ModelSchema.of(self)
+        guard let database = self.database else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
+        let context = schema.context(in: database)
+        let values = try arguments.enumerated().map { index, value in
+            do { return try value.databaseValue(in: context) } catch {
+                throw ActiveObjectError.invalidArgument("argument \(index + 1): \(error)")
+            }
+        }
+        return try database.withConnection { connection in
+            try connection.withStatement(sql, values) { statement in
+                let loader = ObjectLoader(schema: schema, statement: statement, context: context)
+                var objects: [Self] = []
+                while try statement.step() {
+                    objects.append(unsafeDowncast(try loader.load(from: statement), to: Self.self))
+                }
+                return objects
+            }
+        }
+    }
+}

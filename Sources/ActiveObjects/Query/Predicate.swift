@@ -1,0 +1,260 @@
+/// A column named by key path (`\.$age`) or by name (`"age"`), resolved against the model's
+/// schema when the query runs: names that are not columns throw `unknownColumn`.
+enum ColumnKey {
+    case keyPath(AnyKeyPath)
+    case name(String)
+
+    func quoted(in schema: ModelSchema) throws -> String {
+        switch self {
+        case .name(let name): return try schema.quotedColumn(forKey: name)
+        case .keyPath(let keyPath):
+            return schema.columns[try schema.slot(for: keyPath)].quotedName
+        }
+    }
+}
+
+/// A condition on a model's columns, built with operators on `\.$column` key paths:
+///
+/// ```swift
+/// let adultsNamedJoe = \Person.$age >= 18 && \Person.$name == "Joe"
+/// try Person.where(adultsNamedJoe || \.$rating == nil).all()
+/// ```
+/// Comparing with `nil` (`== nil`, `!= nil`) becomes `IS NULL` / `IS NOT NULL`. Values are
+/// always bound as arguments, never spliced into the SQL.
+public struct Predicate<Model: ActiveObject> {
+    let node: PredicateNode
+
+    init(_ node: PredicateNode) { self.node = node }
+
+    /// A predicate from an SQL fragment with `?` arguments: `Predicate<Person>(sql: "age > ?", 30)`.
+    public init(sql: String, _ arguments: any ColumnValue...) {
+        node = .sql(sql, arguments)
+    }
+}
+
+/// The untyped tree behind ``Predicate`` and the filters of a ``Query``.
+indirect enum PredicateNode {
+    case compare(ColumnKey, String, any ColumnValue)
+    case like(ColumnKey, String)
+    case inList(ColumnKey, [any ColumnValue])
+    case isNull(ColumnKey, Bool)
+    case and(PredicateNode, PredicateNode)
+    case or(PredicateNode, PredicateNode)
+    case not(PredicateNode)
+    case sql(String, [any ColumnValue])
+    case criteria([(key: String, value: Any?)])
+}
+
+/// Renders predicates to SQL and arguments.
+struct PredicateRenderer {
+    let schema: ModelSchema
+    let context: ValueContext
+    /// Above this many values, an IN list is bound as one JSON array (`json_each`), so it
+    /// never runs into SQLite's limit on bound variables.
+    static let jsonListThreshold = 100
+
+    var arguments: [DatabaseValue] = []
+
+    init(schema: ModelSchema, context: ValueContext) {
+        self.schema = schema
+        self.context = context
+    }
+
+    private func encode(_ value: any ColumnValue, column: String) throws -> DatabaseValue {
+        do {
+            return try value.databaseValue(in: context)
+        } catch {
+            throw ActiveObjectError.invalidValue(table: schema.tableName, column: column, reason: "\(error)")
+        }
+    }
+
+    mutating func render(_ node: PredicateNode) throws -> String {
+        switch node {
+        case let .compare(key, op, value):
+            let column = try key.quoted(in: schema)
+            let encoded = try encode(value, column: column)
+            if encoded.isNull && (op == "=" || op == "<>") {
+                return "\(column) \(op == "=" ? "IS NULL" : "IS NOT NULL")"
+            }
+            arguments.append(encoded)
+            return "\(column) \(op) ?"
+        case let .like(key, pattern):
+            let column = try key.quoted(in: schema)
+            arguments.append(.text(pattern))
+            return "\(column) LIKE ?"
+        case let .inList(key, values):
+            let column = try key.quoted(in: schema)
+            return try renderIn(column: column, values: values)
+        case let .isNull(key, isNull):
+            return "\(try key.quoted(in: schema)) \(isNull ? "IS NULL" : "IS NOT NULL")"
+        case let .and(lhs, rhs):
+            return "(\(try render(lhs)) AND \(try render(rhs)))"
+        case let .or(lhs, rhs):
+            return "(\(try render(lhs)) OR \(try render(rhs)))"
+        case let .not(inner):
+            return "NOT (\(try render(inner)))"
+        case let .sql(sql, values):
+            arguments += try values.map { try encode($0, column: "(SQL fragment)") }
+            return "(\(sql))"
+        case let .criteria(pairs):
+            return try renderCriteria(pairs)
+        }
+    }
+
+    private mutating func renderIn(column: String, values: [any ColumnValue]) throws -> String {
+        let encoded = try values.map { try encode($0, column: column) }
+        let nonNull = encoded.filter { !$0.isNull }
+        let hasNull = nonNull.count != encoded.count
+        var parts: [String] = []
+        if nonNull.count > Self.jsonListThreshold {
+            arguments.append(.text(try JSONList.encode(nonNull, column: column, table: schema.tableName)))
+            parts.append("\(column) IN (SELECT value FROM json_each(?))")
+        } else if !nonNull.isEmpty {
+            arguments += nonNull
+            parts.append("\(column) IN (\(Array(repeating: "?", count: nonNull.count).joined(separator: ", ")))")
+        }
+        if hasNull { parts.append("\(column) IS NULL") }
+        // An empty list matches nothing.
+        if parts.isEmpty { return "0" }
+        return parts.count == 1 ? parts[0] : "(" + parts.joined(separator: " OR ") + ")"
+    }
+
+    /// `["age": 30, "name": ["Joe", "Ann"], "rating": nil]` → AND of `=`, `IN`, `IS NULL`,
+    /// keys in sorted order (so the SQL, and its cached statement, is stable).
+    private mutating func renderCriteria(_ pairs: [(key: String, value: Any?)]) throws -> String {
+        if pairs.isEmpty { return "1" }
+        var parts: [String] = []
+        for (key, value) in pairs.sorted(by: { $0.key < $1.key }) {
+            let column = try schema.quotedColumn(forKey: key)
+            guard let value else {
+                parts.append("\(column) IS NULL")
+                continue
+            }
+            if let list = value as? [any ColumnValue] {
+                parts.append(try renderIn(column: column, values: list))
+            } else if let single = value as? any ColumnValue {
+                let encoded = try encode(single, column: column)
+                if encoded.isNull {
+                    parts.append("\(column) IS NULL")
+                } else {
+                    arguments.append(encoded)
+                    parts.append("\(column) = ?")
+                }
+            } else {
+                throw ActiveObjectError.invalidArgument(
+                    "the criteria value for \"\(key)\" (\(type(of: value))) is not a column value or an array of them")
+            }
+        }
+        return parts.count == 1 ? parts[0] : "(" + parts.joined(separator: " AND ") + ")"
+    }
+}
+
+/// Writes a list of values as a JSON array for `json_each`.
+enum JSONList {
+    static func encode(_ values: [DatabaseValue], column: String, table: String) throws -> String {
+        var parts: [String] = []
+        parts.reserveCapacity(values.count)
+        for value in values {
+            switch value {
+            case .null: parts.append("null")
+            case .integer(let int): parts.append(String(int))
+            case .real(let real) where real.isFinite: parts.append(String(real))
+            case .text(let text): parts.append(quote(text))
+            case .real, .blob:
+                throw ActiveObjectError.invalidValue(
+                    table: table, column: column,
+                    reason: "IN lists of more than \(PredicateRenderer.jsonListThreshold) values cannot hold \(value)")
+            }
+        }
+        return "[" + parts.joined(separator: ",") + "]"
+    }
+
+    private static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    out += String(format: "\\u%04x", scalar.value)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}
+
+// MARK: - Operators on columns
+
+/// `\.$age == 30`; `\.$rating == nil` is `IS NULL`.
+public func == <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> Predicate<M> {
+    Predicate(.compare(.keyPath(lhs), "=", rhs))
+}
+/// `\.$age != 30`; `\.$rating != nil` is `IS NOT NULL`.
+public func != <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> Predicate<M> {
+    Predicate(.compare(.keyPath(lhs), "<>", rhs))
+}
+/// `\.$age < 30`.
+public func < <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> Predicate<M> {
+    Predicate(.compare(.keyPath(lhs), "<", rhs))
+}
+/// `\.$age <= 30`.
+public func <= <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> Predicate<M> {
+    Predicate(.compare(.keyPath(lhs), "<=", rhs))
+}
+/// `\.$age > 30`.
+public func > <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> Predicate<M> {
+    Predicate(.compare(.keyPath(lhs), ">", rhs))
+}
+/// `\.$age >= 30`.
+public func >= <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> Predicate<M> {
+    Predicate(.compare(.keyPath(lhs), ">=", rhs))
+}
+/// Both conditions: `(a AND b)`.
+public func && <M: ActiveObject>(lhs: Predicate<M>, rhs: Predicate<M>) -> Predicate<M> {
+    Predicate(.and(lhs.node, rhs.node))
+}
+/// Either condition: `(a OR b)`.
+public func || <M: ActiveObject>(lhs: Predicate<M>, rhs: Predicate<M>) -> Predicate<M> {
+    Predicate(.or(lhs.node, rhs.node))
+}
+/// The negation: `NOT (a)`.
+public prefix func ! <M: ActiveObject>(predicate: Predicate<M>) -> Predicate<M> {
+    Predicate(.not(predicate.node))
+}
+
+/// A comparison for `where(\.$column, operator)`:
+///
+/// ```swift
+/// Person.where(\.$name, .like("J%")).where(\.$age, .in([30, 31])).where(\.$rating, .notNull)
+/// ```
+public struct ColumnOperator<Value: ColumnValue> {
+    let make: (ColumnKey) -> PredicateNode
+
+    /// `column = value` (`IS NULL` for nil).
+    public static func equal(_ value: Value) -> Self { Self { .compare($0, "=", value) } }
+    /// `column <> value` (`IS NOT NULL` for nil).
+    public static func notEqual(_ value: Value) -> Self { Self { .compare($0, "<>", value) } }
+    /// `column < value`.
+    public static func less(_ value: Value) -> Self { Self { .compare($0, "<", value) } }
+    /// `column <= value`.
+    public static func lessOrEqual(_ value: Value) -> Self { Self { .compare($0, "<=", value) } }
+    /// `column > value`.
+    public static func greater(_ value: Value) -> Self { Self { .compare($0, ">", value) } }
+    /// `column >= value`.
+    public static func greaterOrEqual(_ value: Value) -> Self { Self { .compare($0, ">=", value) } }
+    /// `column LIKE pattern` (`%` any run, `_` one character; ASCII case-insensitive).
+    public static func like(_ pattern: String) -> Self { Self { .like($0, pattern) } }
+    /// `column IN (values)`; an empty list matches nothing; long lists are bound as one JSON array.
+    public static func `in`(_ values: [Value]) -> Self { Self { .inList($0, values) } }
+    /// `column IS NULL`.
+    public static var isNull: Self { Self { .isNull($0, true) } }
+    /// `column IS NOT NULL`.
+    public static var notNull: Self { Self { .isNull($0, false) } }
+}
