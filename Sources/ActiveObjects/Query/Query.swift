@@ -153,7 +153,7 @@ public struct Query<Model: ActiveObject> {
                 return objects
             }
         }
-        try preload(objects, database: compiled.database)
+        try preload(objects)
         return objects
     }
 
