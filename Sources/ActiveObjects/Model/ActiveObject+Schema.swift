@@ -50,7 +50,7 @@ struct SchemaDDL {
     let columnDefinitions: [String]
     let indexSQL: [String]
 
-    init(schema: ModelSchema, context: ValueContext) throws {
+    init(schema: ModelSchema, context: ValueContext, tableName: String? = nil) throws {
         let defaults = try schema.prototype.encodedValues(schema: schema, context: context)
         var definitions: [String] = []
         var indexes: [String] = []
@@ -75,7 +75,8 @@ struct SchemaDDL {
         columnDefinitions = definitions
         indexSQL = indexes
         let all = ["\(schema.quotedPrimaryKey) INTEGER PRIMARY KEY"] + definitions
-        createTableSQL = "CREATE TABLE IF NOT EXISTS \(schema.quotedTable) (\(all.joined(separator: ", ")))"
+        let table = tableName.map(SQLIdentifier.quote) ?? schema.quotedTable
+        createTableSQL = "CREATE TABLE IF NOT EXISTS \(table) (\(all.joined(separator: ", ")))"
     }
 }
 

@@ -1,0 +1,133 @@
+extension ActiveRecord where Self: ActiveObject {
+    /// ``migrate()``, and when `rebuildingTable` is true and the table no longer matches the
+    /// model (a column the model dropped, a changed type or nullability, a foreign key ALTER
+    /// cannot add), rebuilds the table preserving its rows. See ``migrate(in:rebuildingTable:)``.
+    public static func migrate(rebuildingTable: Bool) throws {
+        let schema = try ModelSchema.of(self)
+        guard let database = self.database else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
+        try migrate(in: database, rebuildingTable: rebuildingTable)
+    }
+
+    /// Migrates the model's table in `database`; with `rebuildingTable`, performs SQLite's
+    /// documented table rebuild (<https://www.sqlite.org/lang_altertable.html#otheralter>) when
+    /// the table differs from the model, all in one transaction:
+    ///
+    /// 1. create the new table under a temporary name;
+    /// 2. copy every row *through the model*: each row is read as the model reads it, so a
+    ///    value that does not fit (NULL into a now non-optional column, text into a now
+    ///    integer column) throws ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)``
+    ///    and **nothing changes**; columns the model no longer declares are dropped;
+    /// 3. drop the old table, rename the new one;
+    /// 4. recreate the old indexes and triggers (those whose columns still exist) and the
+    ///    model's declared indexes;
+    /// 5. `PRAGMA foreign_key_check`, then commit.
+    ///
+    /// No row is ever lost silently: the rebuild either copies every row or changes nothing.
+    public static func migrate(in database: Database, rebuildingTable: Bool) throws {
+        guard rebuildingTable else { return try createTable(in: database) }
+        let schema = try ModelSchema.of(self)
+        let context = schema.context(in: database)
+        try database.withConnection { connection in
+            let shape = try TableShape(connection, table: schema.tableName)
+            guard !shape.columns.isEmpty,
+                  shape.needsRebuild(for: schema, dateStrategy: context.dateStrategy) else {
+                return try createTable(in: database)
+            }
+            try ForeignKeys.disabled(in: connection) {
+                try database.transaction {
+                    try rebuild(schema: schema, shape: shape, context: context, connection: connection)
+                }
+            }
+        }
+    }
+
+    private static func rebuild(schema: ModelSchema, shape: TableShape, context: ValueContext, connection: Connection) throws {
+        let temporary = "_activeobjects_rebuild_\(schema.tableName)"
+        let ddl = try SchemaDDL(schema: schema, context: context, tableName: temporary)
+        try connection.execute("DROP TABLE IF EXISTS \(SQLIdentifier.quote(temporary))")
+        try connection.execute(ddl.createTableSQL)
+
+        // Copy through the model, so that only rows the model can read are kept — or none.
+        let names = [schema.quotedPrimaryKey] + schema.columns.map(\.quotedName)
+        let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
+        let insert = "INSERT INTO \(SQLIdentifier.quote(temporary)) (\(names.joined(separator: ", "))) VALUES (\(marks))"
+        let reader = try connection.prepare("SELECT * FROM \(schema.quotedTable)")
+        defer { reader.finalize() }
+        let loader = ObjectLoader(schema: schema, statement: reader, context: context)
+        while try reader.step() {
+            let object = try loader.load(from: reader)
+            let values = try object.encodedValues(schema: schema, context: context)
+            try connection.execute(insert, [object.id.map { .integer($0) } ?? .null] + values)
+        }
+
+        try connection.execute("DROP TABLE \(schema.quotedTable)")
+        try connection.execute("ALTER TABLE \(SQLIdentifier.quote(temporary)) RENAME TO \(schema.quotedTable)")
+        let kept = Set(schema.columns.map { $0.name.lowercased() } + [schema.primaryKey.lowercased()])
+        for object in shape.indexesAndTriggers where object.columns.allSatisfy({ kept.contains($0.lowercased()) }) {
+            try connection.execute(object.sql)
+        }
+        for statement in ddl.indexSQL { try connection.execute(statement) }
+        try ForeignKeys.check(connection)
+    }
+}
+
+/// What a table looks like now, read from SQLite's pragmas.
+struct TableShape {
+    struct ColumnInfo {
+        let name: String
+        let type: String
+        let notNull: Bool
+        let isPrimaryKey: Bool
+    }
+    struct SchemaObject {
+        let sql: String
+        /// Columns an index covers (empty for triggers, which are always recreated).
+        let columns: [String]
+    }
+
+    let columns: [ColumnInfo]
+    /// (from column, parent table, on delete) for each foreign key.
+    let foreignKeys: [(from: String, table: String, onDelete: String)]
+    let indexesAndTriggers: [SchemaObject]
+
+    init(_ connection: Connection, table: String) throws {
+        let quoted = SQLIdentifier.quote(table)
+        columns = try connection.rows("PRAGMA table_info(\(quoted))").map { row in
+            ColumnInfo(name: try row["name"], type: (try row["type"] as String).uppercased(),
+                       notNull: try row["notnull"] as Int != 0, isPrimaryKey: try row["pk"] as Int != 0)
+        }
+        foreignKeys = try connection.rows("PRAGMA foreign_key_list(\(quoted))").map { row in
+            (from: try row["from"], table: try row["table"], onDelete: (try row["on_delete"] as String).uppercased())
+        }
+        indexesAndTriggers = try connection.rows(
+            "SELECT type, name, sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('index', 'trigger') AND sql IS NOT NULL",
+            [.text(table)]
+        ).map { row in
+            let type: String = try row["type"]
+            let name: String = try row["name"]
+            let columns: [String] = type == "index"
+                ? try connection.rows("PRAGMA index_info(\(SQLIdentifier.quote(name)))").compactMap { try $0["name"] as String? }
+                : []
+            return SchemaObject(sql: try row["sql"], columns: columns)
+        }
+    }
+
+    /// True when ALTER TABLE cannot bring the table to the model: a column the model no longer
+    /// declares, a different declared type or nullability, or a foreign key to add or change.
+    func needsRebuild(for schema: ModelSchema, dateStrategy: DateStrategy) -> Bool {
+        var existing: [String: ColumnInfo] = [:]
+        for column in columns { existing[column.name.lowercased()] = column }
+        let modelNames = Set(schema.columns.map { $0.name.lowercased() } + [schema.primaryKey.lowercased()])
+        if columns.contains(where: { !modelNames.contains($0.name.lowercased()) }) { return true }
+        for column in schema.columns {
+            guard let current = existing[column.name.lowercased()] else { continue }   // ADD COLUMN handles it
+            if current.type != column.columnType(dateStrategy: dateStrategy).rawValue { return true }
+            if current.notNull != !column.isNullable { return true }
+            let declared = column.options.references.map { ($0.tableName.lowercased(), column.options.onDelete.rawValue) }
+            let actual = foreignKeys.first { $0.from.lowercased() == column.name.lowercased() }
+                .map { ($0.table.lowercased(), $0.onDelete) }
+            if declared?.0 != actual?.0 || declared?.1 != actual?.1 { return true }
+        }
+        return false
+    }
+}
