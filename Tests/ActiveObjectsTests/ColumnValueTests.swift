@@ -243,7 +243,8 @@ extension Priority: ColumnValue {}
         let previous = db.connection.setLimit(SQLITE_LIMIT_LENGTH, 1_000_000)
         #expect(previous > 1_000_000)
         let twoMegabytes = 2_000_000
-        expectDatabaseError(.tooBig) { try store(Data(count: twoMegabytes), in: "b") }
+        let error = expectDatabaseError(.tooBig) { try store(Data(count: twoMegabytes), in: "b") }
+        #expect(error?.message.contains("too big") == true)
         expectDatabaseError(.tooBig) { try store(String(repeating: "x", count: twoMegabytes), in: "t") }
         #expect(try count(db, "SELECT count(*) FROM v") == 0)
         // Under the limit is fine.

@@ -80,6 +80,28 @@ import Testing
         #expect(try db.rows(sql).map { try $0[0] as Int } == sorted)
     }
 
+    @Test func evictingAStatementThatIsBeingSteppedDoesNotDisturbIt() throws {
+        var options = Database.Options()
+        options.statementCacheSize = 1
+        let db = try Database.inMemory(options: options)
+        try db.execute("CREATE TABLE t(x)")
+        for value in 1...4 { try db.execute("INSERT INTO t VALUES (?)", [value]) }
+        var outer: [Int] = []
+        try db.withConnection { connection in
+            try connection.withStatement("SELECT x FROM t ORDER BY x", []) { statement in
+                while try statement.step(), outer.count <= 4 {
+                    guard case .integer(let x) = statement.value(at: 0) else { return }
+                    outer.append(Int(x))
+                    // Different SQL: takes the only cache slot from the outer statement.
+                    let doubled: Int? = try db.scalar("SELECT ? * 2", [Int(x)])
+                    #expect(doubled == Int(x) * 2)
+                }
+            }
+        }
+        #expect(outer == [1, 2, 3, 4])
+        #expect(try db.rows("SELECT x FROM t ORDER BY x").map { try $0[0] as Int } == [1, 2, 3, 4])
+    }
+
     @Test func aNestedIdenticalQueryInsideATransactionBody() throws {
         let db = try Database.inMemory()
         try db.execute("CREATE TABLE t(x)")
