@@ -34,7 +34,7 @@ import Testing
                 }
             }
         }
-        #expect(errors.current == [])
+        #expect(errors.current.isEmpty, "\(errors.current.count) failures, e.g. \(errors.current.prefix(3))")
         #expect(try count(db, "SELECT count(*) FROM t") == threads * insertsPerThread)
         #expect(try count(db, "SELECT count(DISTINCT thread * 1000 + i) FROM t") == threads * insertsPerThread)
         for thread in 0..<threads {
@@ -61,7 +61,7 @@ import Testing
                 }
             }
         }
-        #expect(errors.current == [])
+        #expect(errors.current.isEmpty, "\(errors.current.count) failures, e.g. \(errors.current.prefix(3))")
         #expect(try count(db, "SELECT value FROM counter") == threads * incrementsPerThread)
     }
 
@@ -122,7 +122,7 @@ import Testing
                 }
             }
         }
-        #expect(errors.current == [])
+        #expect(errors.current.isEmpty, "\(errors.current.count) failures, e.g. \(errors.current.prefix(3))")
         #expect(try count(db, "SELECT count(*) FROM t") == 80)
         #expect(try count(db, "SELECT value FROM counter") == 80)
     }
@@ -178,7 +178,7 @@ import Testing
                 }
             }
         }
-        #expect(errors.current == [])
+        #expect(errors.current.isEmpty, "\(errors.current.count) failures, e.g. \(errors.current.prefix(3))")
         #expect(try count(first, "SELECT count(*) FROM t") == threads * transactionsPerThread)
         #expect(try count(second, "SELECT value FROM counter") == threads * transactionsPerThread)
     }
@@ -206,7 +206,7 @@ import Testing
                 }
             }
         }
-        #expect(unexpected.current == [])
+        #expect(unexpected.current.isEmpty, "\(unexpected.current.prefix(3))")
         #expect(db.isClosed)
     }
 }

@@ -230,6 +230,18 @@ import Testing
         #expect(try db.scalar("SELECT ?", ["2024-02-29 00:00:00"]) == leap2024)
     }
 
+    @Test func compactTextInANumericColumnReads() throws {
+        // A legacy `DATETIME` column has NUMERIC affinity: SQLite turns the compact text into
+        // the INTEGER 20140923101112, which must still read as that date, not as seconds.
+        let db = try Self.database(.compactText)
+        try db.execute("CREATE TABLE legacy(created DATETIME)")
+        try db.execute("INSERT INTO legacy VALUES (?)", [Self.reference])
+        #expect(try db.scalar("SELECT typeof(created) FROM legacy") == "integer")
+        #expect(try db.scalar("SELECT created FROM legacy") == Self.reference)
+        let row = try #require(try db.rows("SELECT created FROM legacy").first)
+        #expect(try row["created"] as Date == Self.reference)
+    }
+
     @Test func numbersReadAsDatesInTheStrategysUnit() throws {
         let seconds = Int64(Self.reference.timeIntervalSince1970)
         let textDB = try Self.database(.iso8601Text)
