@@ -155,7 +155,8 @@ import Testing
         // Preparing the same SQL with a fresh argument gives that argument, not the old one.
         #expect(try db.scalar(sql, ["second"]) == "second")
         let statement = try db.withConnection { try $0.cachedStatement(sql) }
-        #expect(sqlite3_bind_parameter_count(try #require(statement.sqliteStatement)) == 1)
+        let compiled = try #require(statement.sqliteStatement)
+        #expect(sqlite3_bind_parameter_count(compiled) == 1)
         // After a call, the slot is NULL again.
         let value = try db.withConnection { connection in
             try connection.withStatement(sql, [.text("x")]) { _ in }
