@@ -186,10 +186,18 @@ final class Connection {
     /// Every row, materialized.
     func rows(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> [Row] {
         try withStatement(sql, arguments) { statement in
-            let columns = RowColumns(names: statement.columnNames)
-            let count = statement.columnCount
+            // Read the columns after the first step: a cached `SELECT *` is re-prepared by
+            // `sqlite3_step` when another connection changed the schema, and only then shows
+            // the new column set.
+            var columns: RowColumns?
+            var count: Int32 = 0
             var rows: [Row] = []
             while try statement.step() {
+                if columns == nil {
+                    columns = RowColumns(names: statement.columnNames)
+                    count = statement.columnCount
+                }
+                guard let columns else { break }
                 var values: [DatabaseValue] = []
                 values.reserveCapacity(Int(count))
                 for index in 0..<count { values.append(statement.value(at: index)) }

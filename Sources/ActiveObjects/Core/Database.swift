@@ -187,6 +187,8 @@ public final class Database: @unchecked Sendable {
             }
             connection.transactionDepth -= 1
             do {
+                // `body` closed the database: SQLite rolled back while closing.
+                _ = try connection.checkOpen()
                 if connection.isAutocommit {
                     // SQLite already rolled back (e.g. after a failure that `body` caught).
                     throw DatabaseError(extendedResultCode: .abort,

@@ -71,6 +71,11 @@ public enum DateStrategy: Sendable, Hashable {
     func decode(_ value: DatabaseValue) -> Date? {
         switch value {
         case .integer(let int):
+            // A column with NUMERIC affinity (e.g. declared `DATETIME`) stores the compact
+            // text "20140923101112" as the INTEGER 20140923101112: read it as that text.
+            if self == .compactText, (10_000_101_000_000...99_991_231_235_959).contains(int) {
+                return DateText.parse(String(int))
+            }
             return self == .unixMilliseconds
                 ? Date(timeIntervalSince1970: Double(int) / 1000)
                 : Date(timeIntervalSince1970: Double(int))
