@@ -1,15 +1,22 @@
+// A tour of ActiveObjects: `swift run Sample`.
 import ActiveObjects
 import Foundation
 
+func section(_ title: String) { print("\n== \(title) ==") }
+
+// MARK: Models
+
 final class Group: ActiveObject {
     @Column var name = ""
+    var people: HasMany<Person> { hasMany(\.$groupId) }
 }
-enum Mood: String { case happy, sad }
+
+enum Mood: String { case happy, grumpy }
 extension Mood: ColumnValue {}
 
 final class Person: ActiveObject {
     @Column var name: String = ""
-    @Column var age: Int = 0
+    @Column(indexed: true) var age: Int = 0
     @Column var income: Double = 0
     @Column var active: Bool = true
     @Column var rating: Double? = nil
@@ -17,27 +24,130 @@ final class Person: ActiveObject {
     @Column("photo_data") var photo: Data? = nil
     @Column var mood: Mood = .happy
     @JSONColumn var tags: [String] = []
-    @Column(references: Group.self, onDelete: .cascade) var groupId: Int64? = nil
-    var scratch = 0
+    @Column(references: Group.self, onDelete: .setNull) var groupId: Int64? = nil
+    var scratch = 0   // not a column
+
+    var group: BelongsTo<Group> { belongsTo(\.$groupId) }
+
+    override func validate() throws {
+        if name.isEmpty { throw ValidationError("name", "must not be empty") }
+        if age < 0 { throw ValidationError("age", "must not be negative") }
+    }
 }
 
-let db = try Database.inMemory()
+// MARK: Opening a database
+
+section("Opening a database")
+final class SQLLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ sql: String) { lock.withLock { lines.append(sql) } }
+    func take() -> [String] { lock.withLock { defer { lines = [] }; return lines } }
+}
+let log = SQLLog()
+var options = Database.Options()
+options.trace = { sql, _ in log.append(sql) }
+let db = try Database.inMemory(options: options)
 ActiveObject.defaultDatabase = db
-try Group.createTable()
-try Person.createTable()
-let p = Person(); p.name = "Joe"; p.age = 30; p.tags = ["a", "b"]
-try p.save()
-print(p, p.hasChanges)
-p.age = 31
-print(p.changedColumns)
-try p.save()
-let q = Person(); q.name = "Ann"; q.age = 25; q.mood = .sad
-try q.save()
-print(try Person.findAll())
-print(try Person.find(where: ["age": [30, 31], "rating": nil]))
-print(try Person.where(\.$age > 26 && \.$name == "Joe").all())
-print(try Person.where(\.$name, .like("A%")).order(by: \.$age, .descending).pluck(\.$name))
-print(try Person.countAll(), try Person.all.sum(\.$age), try Person.all.average(\.$age) ?? 0)
-do { _ = try Person.find(where: ["nmae": 1]) } catch { print(error) }
-try db.execute("UPDATE person SET age = 'abc' WHERE id = 1")
-do { _ = try Person.findAll() } catch { print(error) }
+try db.execute("CREATE TABLE note (id INTEGER PRIMARY KEY, text TEXT NOT NULL)")
+try db.execute("INSERT INTO note (text) VALUES (?)", ["raw SQL is always there"])
+let notes = try db.rows("SELECT id, text FROM note")
+let firstNote: String = try notes[0]["text"]
+let noteCount: Int? = try db.scalar("SELECT count(*) FROM note")
+print("note:", firstNote, "| count:", noteCount ?? 0)
+
+// MARK: Schema
+
+section("Creating tables")
+var migrator = Migrator()
+migrator.register("001-create-groups") { db in try Group.createTable(in: db) }
+migrator.register("002-create-people") { db in try Person.createTable(in: db) }
+try migrator.migrate(db)
+print("applied migrations:", try migrator.appliedMigrations(db))
+_ = log.take()
+
+// MARK: Saving
+
+section("Saving")
+let crew = Group(); crew.name = "Crew"
+try crew.save()
+let joe = Person()
+joe.name = "Joe"; joe.age = 30; joe.income = 52_000; joe.tags = ["admin"]
+try joe.save()
+print("inserted:", joe)
+joe.age = 31
+print("changed columns:", joe.changedColumns)
+try joe.save()
+try joe.save()   // unchanged: no SQL at all
+print("SQL:", log.take().filter { !$0.hasPrefix("SELECT") })
+
+for (name, age, rating) in [("Ann", 25, 4.5), ("Bob", 41, 3.0), ("Cid", 35, 4.0), ("Dee", 19, 5.0), ("Eve", 52, 2.5)] {
+    let person = Person()
+    person.name = name; person.age = age; person.rating = rating
+    person.birthdate = Calendar(identifier: .gregorian).date(byAdding: .year, value: -age, to: Date(timeIntervalSince1970: 1_700_000_000))
+    try crew.people.add(person)
+}
+
+let nameless = Person()
+do { try nameless.save() } catch { print("refused:", error, "| id still:", nameless.id as Any) }
+
+// MARK: Finding
+
+section("Finding and counting")
+print("find(id: 1):", try Person.find(id: 1)?.name ?? "-")
+print("age 30 or 31:", try Person.find(where: ["age": [30, 31]]).map(\.name))
+print("no rating:", try Person.find(where: ["rating": nil]).map(\.name))
+print("first named Ann:", try Person.findFirst(where: ["name": "Ann"])?.age ?? -1)
+print("count:", try Person.countAll(), "| active:", try Person.count(where: ["active": true]))
+do { _ = try Person.find(where: ["nmae": "Joe"]) } catch { print("typo:", error) }
+
+// MARK: Queries
+
+section("Queries")
+let adults = Person.where(\.$age >= 21 && \.$rating != nil).order(by: \.$age, .descending)
+print("adults with a rating, oldest first:", try adults.all().map { "\($0.name) \($0.age)" })
+print("fragment:", try Person.where("age BETWEEN ? AND ?", 20, 40).order(by: "name").pluck(\.$name))
+print("LIKE:", try Person.where(\.$name, .like("%e")).pluck(\.$name))
+print("IN:", try Person.where(\.$age, .in([19, 25])).count())
+print("page 2 of 2 per page:", try Person.all.order(by: \.$name).page(2, size: 2).map(\.name))
+print("exists age > 50:", try Person.where(\.$age > 50).exists())
+print("sum/min/max/avg age:", try Person.all.sum(\.$age), try Person.all.min(\.$age) ?? 0,
+      try Person.all.max(\.$age) ?? 0, try Person.all.average(\.$age) ?? 0)
+var streamed: [String] = []
+try Person.where(\.$age < 40).order(by: \.$age).each { streamed.append($0.name) }
+print("each (one row in memory at a time):", streamed)
+let cursor = try Person.all.order(by: \.$age, .descending).limit(2).cursor()
+while let person = try cursor.next() { print("cursor:", person.name) }
+
+// MARK: Relations
+
+section("Relations")
+print("crew has", try crew.people.count(), "people; over 40:", try crew.people.where(\.$age > 40).all().map(\.name))
+_ = log.take()
+let members = try Person.where(\.$groupId != nil).including(\.group).all()
+print("eager loading:", members.map { "\($0.name)@\((try? $0.group.get())?.name ?? "-")" })
+print("queries for \(members.count) people and their groups:", log.take().count)
+
+// MARK: Updating and deleting
+
+section("Updating and deleting")
+let bob = try Person.findFirst(where: ["name": "Bob"])!
+bob.active = false
+try bob.save()
+print("inactive:", try Person.where(["active": false]).pluck(\.$name))
+print("deleted inactive:", try Person.delete(where: ["active": false]))
+print("Joe deleted:", try joe.delete(), "| left:", try Person.countAll())
+
+// MARK: Transactions
+
+section("Transactions")
+do {
+    try db.transaction {
+        let temp = Person(); temp.name = "Temp"
+        try temp.save()
+        throw ValidationError("demo", "rollback")
+    }
+} catch {
+    print("rolled back:", error, "| Temp exists:", try Person.where(["name": "Temp"]).exists())
+}
+print("\nDone.")

@@ -51,17 +51,18 @@ public final class Database: @unchecked Sendable {
             guard files.fileExists(atPath: templatePath) else {
                 throw ActiveObjectError.invalidArgument("no template database at \(templatePath)")
             }
-            // Copy beside the destination, then rename: a crash mid-copy never leaves a
-            // half-written database at `path`.
+            // Copy beside the destination, then link it into place: link() refuses to replace
+            // an existing file (rename() would not), so a file that appeared meanwhile is never
+            // overwritten, and a crash mid-copy never leaves a half-written database at `path`.
             let partial = path + ".partial-\(UUID().uuidString)"
+            defer { try? files.removeItem(atPath: partial) }
             do {
                 try files.copyItem(atPath: templatePath, toPath: partial)
-                if rename(partial, path) != 0 {
-                    throw ActiveObjectError.invalidArgument("cannot move the template copy to \(path)")
-                }
             } catch {
-                try? files.removeItem(atPath: partial)
-                throw error
+                throw ActiveObjectError.invalidArgument("cannot copy the template database to \(path): \(error.localizedDescription)")
+            }
+            if link(partial, path) != 0 && errno != EEXIST {
+                throw ActiveObjectError.invalidArgument("cannot create \(path) from the template (errno \(errno))")
             }
         }
         try self.init(path: path, options: options)

@@ -56,6 +56,9 @@ final class ModelSchema: @unchecked Sendable {
     private var updateStatements: [[Int]: String] = [:]
 
     private init(_ type: ActiveObject.Type) throws {
+        guard type != ActiveObject.self else {
+            throw ActiveObjectError.invalidModel(model: "ActiveObject", reason: "the base class is not a model; subclass it")
+        }
         modelType = type
         modelName = String(describing: type)
         tableName = type.tableName

@@ -5,29 +5,29 @@ extension ActiveRecord where Self: ActiveObject {
     public static var all: Query<Self> { Query() }
 
     /// A query filtered by a criteria dictionary (AND of equalities; array → `IN`, nil → `IS NULL`).
-    public static func `where`(_ criteria: [String: Any?]) -> Query<Self> { Query().where(criteria) }
+    public static func `where`(_ criteria: [String: Any?]) -> Query<Self> { Query<Self>().where(criteria) }
 
     /// A query filtered by an SQL fragment with `?` arguments.
     public static func `where`(_ sql: String, _ arguments: any ColumnValue...) -> Query<Self> {
-        Query().where(sql, arguments: arguments)
+        Query<Self>().where(sql, arguments: arguments)
     }
 
     /// A query filtered by a typed comparison: `Person.where(\.$name, .like("J%"))`.
     public static func `where`<V>(_ column: KeyPath<Self, ColumnReference<V>>, _ comparison: ColumnOperator<V>) -> Query<Self> {
-        Query().where(column, comparison)
+        Query<Self>().where(column, comparison)
     }
 
     /// A query filtered by a predicate: `Person.where(\.$age > 30 && \.$name == "Joe")`.
-    public static func `where`(_ predicate: Predicate<Self>) -> Query<Self> { Query().where(predicate) }
+    public static func `where`(_ predicate: Predicate<Self>) -> Query<Self> { Query<Self>().where(predicate) }
 
     /// A query ordered by a column.
     public static func order<V>(by column: KeyPath<Self, ColumnReference<V>>, _ direction: SortDirection = .ascending) -> Query<Self> {
-        Query().order(by: column, direction)
+        Query<Self>().order(by: column, direction)
     }
 
     /// A query ordered by a property or column name.
     public static func order(by column: String, _ direction: SortDirection = .ascending) -> Query<Self> {
-        Query().order(by: column, direction)
+        Query<Self>().order(by: column, direction)
     }
 
     // MARK: Finders
@@ -48,21 +48,21 @@ extension ActiveRecord where Self: ActiveObject {
 
     /// Every object of the table, in primary-key order. For large tables prefer
     /// `Person.all.each { … }` or a cursor, which keep one row in memory at a time.
-    public static func findAll() throws -> [Self] { try Query().order(by: primaryKey).all() }
+    public static func findAll() throws -> [Self] { try Query<Self>().order(by: primaryKey).all() }
 
     /// The objects matching a criteria dictionary: `Person.find(where: ["age": 30])`.
-    public static func find(where criteria: [String: Any?]) throws -> [Self] { try Query().where(criteria).all() }
+    public static func find(where criteria: [String: Any?]) throws -> [Self] { try Query<Self>().where(criteria).all() }
 
     /// The first object (lowest primary key) matching a criteria dictionary, or nil.
     public static func findFirst(where criteria: [String: Any?]) throws -> Self? {
-        try Query().where(criteria).order(by: primaryKey).first()
+        try Query<Self>().where(criteria).order(by: primaryKey).first()
     }
 
     /// The number of rows.
     public static func countAll() throws -> Int { try Query<Self>().count() }
 
     /// The number of rows matching a criteria dictionary.
-    public static func count(where criteria: [String: Any?]) throws -> Int { try Query().where(criteria).count() }
+    public static func count(where criteria: [String: Any?]) throws -> Int { try Query<Self>().where(criteria).count() }
 
     /// Deletes the rows matching a criteria dictionary (hooks are not run) and returns how many.
     @discardableResult

@@ -313,15 +313,15 @@ extension Query {
 extension ActiveRecord where Self: ActiveObject {
     /// A query that eager-loads a belongs-to relation: `Person.including(\.group).all()`.
     public static func including<Parent>(_ relation: KeyPath<Self, BelongsTo<Parent>>) -> Query<Self> {
-        Query().including(relation)
+        Query<Self>().including(relation)
     }
     /// A query that eager-loads a has-many relation: `Group.including(\.people).all()`.
     public static func including<Child>(_ relation: KeyPath<Self, HasMany<Child>>) -> Query<Self> {
-        Query().including(relation)
+        Query<Self>().including(relation)
     }
     /// A query that eager-loads a has-one relation.
     public static func including<Child>(_ relation: KeyPath<Self, HasOne<Child>>) -> Query<Self> {
-        Query().including(relation)
+        Query<Self>().including(relation)
     }
 }
 
