@@ -124,7 +124,11 @@ extension ActiveObject {
                 return true
             case .save, .update:
                 guard let id else { throw ActiveObjectError.recordNotFound(table: schema.tableName, id: nil) }
-                let slots = changedSlots(values, schema: schema, context: context)
+                // Without a snapshot (an id set by hand, or a deleted row) the object stands
+                // for the whole row: write every column.
+                let slots = persistedValues == nil
+                    ? Array(values.indices)
+                    : changedSlots(values, schema: schema, context: context)
                 if slots.isEmpty {
                     if kind == .save { return false }
                     // An explicit update() still reports a row that is gone.
@@ -145,8 +149,8 @@ extension ActiveObject {
     }
 
     /// Deletes the object's row. Runs `willDelete()` first (throwing cancels) and
-    /// `didDelete()` after. The object keeps its values; its `id` becomes nil, so saving it
-    /// again inserts a new row.
+    /// `didDelete()` after. The object keeps its values and its `id`; `insert()` puts the
+    /// row back, while `save()`/`update()` then throw ``ActiveObjectError/recordNotFound(table:id:)``.
     ///
     /// - Returns: true when a row was deleted; false when the object had no `id` or its row
     ///   was already gone.
@@ -159,7 +163,6 @@ extension ActiveObject {
             try connection.execute(schema.deleteByIDSQL, [.integer(id)])
             return connection.changes > 0
         }
-        self.id = nil
         persistedValues = nil
         preloadedRelations = nil
         didDelete()
@@ -176,7 +179,7 @@ extension ActiveObject {
         let fresh = try database.withConnection { connection in
             try connection.withStatement(schema.findByIDSQL, [.integer(id)]) { statement -> ActiveObject? in
                 guard try statement.step() else { return nil }
-                return try ObjectLoader(schema: schema, statement: statement, context: context).load(from: statement)
+                return try ObjectLoader(canonicalFor: schema, context: context).load(from: statement)
             }
         }
         guard let fresh, let snapshot = fresh.persistedValues else {

@@ -8,6 +8,16 @@ struct ObjectLoader {
     private let mapping: [(slot: Int, column: Int32)]
     private let isComplete: Bool
 
+    /// A loader for the model's own `SELECT "id", <columns in slot order> FROM …` statements,
+    /// whose layout is fixed by the SQL text itself: no name lookup per query.
+    init(canonicalFor schema: ModelSchema, context: ValueContext) {
+        self.schema = schema
+        self.context = context
+        idColumn = 0
+        mapping = schema.columns.indices.map { (slot: $0, column: Int32($0 + 1)) }
+        isComplete = true
+    }
+
     /// Matches the statement's result columns (case-insensitively, first match wins) to the
     /// primary key and the model's columns. Extra result columns are ignored.
     init(schema: ModelSchema, statement: Statement, context: ValueContext) {

@@ -40,7 +40,7 @@ extension ActiveRecord where Self: ActiveObject {
         return try database.withConnection { connection in
             try connection.withStatement(schema.findByIDSQL, [.integer(id)]) { statement in
                 guard try statement.step() else { return nil }
-                let loader = ObjectLoader(schema: schema, statement: statement, context: context)
+                let loader = ObjectLoader(canonicalFor: schema, context: context)
                 return unsafeDowncast(try loader.load(from: statement), to: Self.self)
             }
         }

@@ -24,7 +24,7 @@ public final class Cursor<Model: ActiveObject> {
             return statement
         }
         self.statement = statement
-        loader = ObjectLoader(schema: schema, statement: statement, context: context)
+        loader = ObjectLoader(canonicalFor: schema, context: context)
     }
 
     /// The next object, or nil when the rows are exhausted (the cursor then closes itself).

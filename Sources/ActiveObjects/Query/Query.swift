@@ -145,7 +145,7 @@ public struct Query<Model: ActiveObject> {
         let compiled = try compile()
         let objects = try compiled.database.withConnection { connection in
             try connection.withStatement(compiled.schema.selectSQL + compiled.tail, compiled.tailArguments) { statement in
-                let loader = ObjectLoader(schema: compiled.schema, statement: statement, context: compiled.context)
+                let loader = ObjectLoader(canonicalFor: compiled.schema, context: compiled.context)
                 var objects: [Model] = []
                 while try statement.step() {
                     objects.append(unsafeDowncast(try loader.load(from: statement), to: Model.self))
@@ -246,7 +246,7 @@ public struct Query<Model: ActiveObject> {
         let compiled = try compile()
         try compiled.database.withConnection { connection in
             try connection.withStatement(compiled.schema.selectSQL + compiled.tail, compiled.tailArguments) { statement in
-                let loader = ObjectLoader(schema: compiled.schema, statement: statement, context: compiled.context)
+                let loader = ObjectLoader(canonicalFor: compiled.schema, context: compiled.context)
                 while try statement.step() {
                     try body(unsafeDowncast(try loader.load(from: statement), to: Model.self))
                 }
