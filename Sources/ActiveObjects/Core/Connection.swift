@@ -20,9 +20,14 @@ final class Connection {
     /// How many statements were compiled; tests use it to prove the cache works.
     private(set) var preparedStatementCount = 0
 
-    private var cache: [String: Statement] = [:]
-    private var cacheUse: [String: UInt64] = [:]
+    private var cache: [StatementKey: CacheEntry] = [:]
     private var useClock: UInt64 = 0
+
+    private final class CacheEntry {
+        let statement: Statement
+        var lastUse: UInt64
+        init(_ statement: Statement, lastUse: UInt64) { (self.statement, self.lastUse) = (statement, lastUse) }
+    }
 
     init(path: String, options: Database.Options) throws {
         self.path = path
@@ -69,9 +74,8 @@ final class Connection {
     /// Finalizes every statement, then closes. Safe to call twice.
     func closeNow() {
         guard let handle = sqliteConnection else { return }
-        for statement in cache.values { statement.finalize() }
+        for entry in cache.values { entry.statement.finalize() }
         cache.removeAll()
-        cacheUse.removeAll()
         // Statements still held elsewhere (an open cursor) are finalized here too; their
         // objects see the connection closed and throw `databaseClosed` on use.
         while let statement = sqlite3_next_stmt(handle, nil) {
@@ -129,26 +133,25 @@ final class Connection {
         return Statement(sqliteStatement: statement!, sql: sql, connection: self)
     }
 
-    /// A statement for `sql` from the bounded LRU cache, compiled on first use. A cached
+    /// A statement for `source` from the bounded LRU cache, compiled on first use. A cached
     /// statement that is still being stepped (a nested identical query) is not handed out
     /// again: a fresh one is compiled instead, so the outer loop is not restarted.
-    func cachedStatement(_ sql: String) throws -> Statement {
+    func cachedStatement<Source: StatementSource>(_ source: Source) throws -> Statement {
         useClock &+= 1
-        if let statement = cache[sql] {
-            if statement.isBusy { return try prepare(sql) }
-            cacheUse[sql] = useClock
-            return statement
+        let key = source.cacheKey
+        if let entry = cache[key] {
+            if entry.statement.isBusy { return try prepare(source.sql) }
+            entry.lastUse = useClock
+            return entry.statement
         }
         let capacity = options.statementCacheSize
-        let statement = try prepare(sql, persistent: capacity > 0)
+        let statement = try prepare(source.sql, persistent: capacity > 0)
         guard capacity > 0 else { return statement }
-        if cache.count >= capacity, let oldest = cacheUse.min(by: { $0.value < $1.value })?.key {
+        if cache.count >= capacity, let oldest = cache.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
             // The evicted statement is finalized when its last user releases it.
             cache[oldest] = nil
-            cacheUse[oldest] = nil
         }
-        cache[sql] = statement
-        cacheUse[sql] = useClock
+        cache[key] = CacheEntry(statement, lastUse: useClock)
         return statement
     }
 
@@ -156,13 +159,15 @@ final class Connection {
 
     /// Runs `body` with a bound statement, then resets it (also when `body` throws) so that no
     /// read transaction stays open, and reports the statement to the trace hook.
-    func withStatement<T>(_ sql: String, _ arguments: [DatabaseValue], _ body: (Statement) throws -> T) throws -> T {
-        let statement = try cachedStatement(sql)
+    func withStatement<Source: StatementSource, T>(
+        _ source: Source, _ arguments: [DatabaseValue], _ body: (Statement) throws -> T
+    ) throws -> T {
+        let statement = try cachedStatement(source)
         let start = options.traceHandler == nil ? 0 : DispatchTime.now().uptimeNanoseconds
         defer {
             statement.reset()
             if let trace = options.traceHandler {
-                trace(sql, DispatchTime.now().uptimeNanoseconds &- start)
+                trace(statement.sql, DispatchTime.now().uptimeNanoseconds &- start)
             }
         }
         try statement.bind(arguments)
@@ -170,14 +175,14 @@ final class Connection {
     }
 
     /// Executes a statement that returns no rows (rows, if any, are stepped through).
-    func execute(_ sql: String, _ arguments: [DatabaseValue] = []) throws {
+    func execute<Source: StatementSource>(_ sql: Source, _ arguments: [DatabaseValue] = []) throws {
         try withStatement(sql, arguments) { statement in
             while try statement.step() {}
         }
     }
 
     /// The first column of the first row, or nil when there is no row.
-    func scalarValue(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> DatabaseValue? {
+    func scalarValue<Source: StatementSource>(_ sql: Source, _ arguments: [DatabaseValue] = []) throws -> DatabaseValue? {
         try withStatement(sql, arguments) { statement in
             try statement.step() ? statement.value(at: 0) : nil
         }
@@ -227,4 +232,30 @@ final class Connection {
     func setLimit(_ limit: Int32, _ value: Int32) -> Int32 {
         sqliteConnection.map { sqlite3_limit($0, limit, value) } ?? 0
     }
+}
+
+/// How the statement cache finds a statement: by SQL text, or by the identity of a
+/// ``SharedSQL`` (no string hashing on the hot paths of models).
+enum StatementKey: Hashable {
+    case text(String)
+    case shared(ObjectIdentifier)
+}
+
+/// Something that can be compiled into a statement: SQL text, or a ``SharedSQL``.
+protocol StatementSource {
+    var sql: String { get }
+    var cacheKey: StatementKey { get }
+}
+
+extension String: StatementSource {
+    var sql: String { self }
+    var cacheKey: StatementKey { .text(self) }
+}
+
+/// SQL text built once and kept for the life of the program (a model's INSERT, find by id…),
+/// cached by the identity of this object rather than by hashing its text on every call.
+final class SharedSQL: StatementSource, Sendable {
+    let sql: String
+    init(_ sql: String) { self.sql = sql }
+    var cacheKey: StatementKey { .shared(ObjectIdentifier(self)) }
 }

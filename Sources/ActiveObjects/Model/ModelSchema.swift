@@ -44,16 +44,16 @@ final class ModelSchema: @unchecked Sendable {
     let selectList: String
     /// `SELECT "id", … FROM "person"`.
     let selectSQL: String
-    let findByIDSQL: String
-    let insertSQL: String
-    let insertWithIDSQL: String
-    let upsertSQL: String
-    let upsertWithIDSQL: String
-    let deleteByIDSQL: String
-    let existsByIDSQL: String
+    let findByIDSQL: SharedSQL
+    let insertSQL: SharedSQL
+    let insertWithIDSQL: SharedSQL
+    let upsertSQL: SharedSQL
+    let upsertWithIDSQL: SharedSQL
+    let deleteByIDSQL: SharedSQL
+    let existsByIDSQL: SharedSQL
 
     private let lock = NSLock()
-    private var updateStatements: [[Int]: String] = [:]
+    private var updateStatements: [[Int]: SharedSQL] = [:]
 
     private init(_ type: ActiveObject.Type) throws {
         guard type != ActiveObject.self else {
@@ -106,19 +106,21 @@ final class ModelSchema: @unchecked Sendable {
         let names = columns.map(\.quotedName)
         selectList = ([quotedPrimaryKey] + names).joined(separator: ", ")
         selectSQL = "SELECT \(selectList) FROM \(quotedTable)"
-        findByIDSQL = "\(selectSQL) WHERE \(quotedPrimaryKey) = ?"
+        findByIDSQL = SharedSQL("\(selectSQL) WHERE \(quotedPrimaryKey) = ?")
         let table = quotedTable, key = quotedPrimaryKey
-        insertSQL = Self.insertSQL(table: table, columns: names)
-        insertWithIDSQL = Self.insertSQL(table: table, columns: [key] + names)
+        let insert = Self.insertSQL(table: table, columns: names)
+        let insertWithID = Self.insertSQL(table: table, columns: [key] + names)
+        insertSQL = SharedSQL(insert)
+        insertWithIDSQL = SharedSQL(insertWithID)
         // Upsert never uses REPLACE, which deletes the old row (and cascades).
         let assignments = names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         let conflict = assignments.isEmpty
             ? "ON CONFLICT DO NOTHING"
             : "ON CONFLICT DO UPDATE SET \(assignments)"
-        upsertSQL = "\(insertSQL) \(conflict) RETURNING \(quotedPrimaryKey)"
-        upsertWithIDSQL = "\(insertWithIDSQL) \(conflict) RETURNING \(quotedPrimaryKey)"
-        deleteByIDSQL = "DELETE FROM \(quotedTable) WHERE \(quotedPrimaryKey) = ?"
-        existsByIDSQL = "SELECT 1 FROM \(quotedTable) WHERE \(quotedPrimaryKey) = ?"
+        upsertSQL = SharedSQL("\(insert) \(conflict) RETURNING \(key)")
+        upsertWithIDSQL = SharedSQL("\(insertWithID) \(conflict) RETURNING \(key)")
+        deleteByIDSQL = SharedSQL("DELETE FROM \(table) WHERE \(key) = ?")
+        existsByIDSQL = SharedSQL("SELECT 1 FROM \(table) WHERE \(key) = ?")
     }
 
     private static func insertSQL(table: String, columns: [String]) -> String {
@@ -128,12 +130,12 @@ final class ModelSchema: @unchecked Sendable {
     }
 
     /// `UPDATE "t" SET "a" = ?, "b" = ? WHERE "id" = ?` for the given slots, cached.
-    func updateSQL(slots: [Int]) -> String {
+    func updateSQL(slots: [Int]) -> SharedSQL {
         lock.lock()
         defer { lock.unlock() }
         if let sql = updateStatements[slots] { return sql }
         let assignments = slots.map { "\(columns[$0].quotedName) = ?" }.joined(separator: ", ")
-        let sql = "UPDATE \(quotedTable) SET \(assignments) WHERE \(quotedPrimaryKey) = ?"
+        let sql = SharedSQL("UPDATE \(quotedTable) SET \(assignments) WHERE \(quotedPrimaryKey) = ?")
         if updateStatements.count < 256 { updateStatements[slots] = sql }
         return sql
     }
