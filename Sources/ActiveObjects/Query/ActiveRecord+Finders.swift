@@ -18,7 +18,7 @@ extension ActiveRecord where Self: ActiveObject {
     }
 
     /// A query filtered by a predicate: `Person.where(\.$age > 30 && \.$name == "Joe")`.
-    public static func `where`(_ predicate: Predicate<Self>) -> Query<Self> { Query<Self>().where(predicate) }
+    public static func `where`(_ predicate: QueryPredicate<Self>) -> Query<Self> { Query<Self>().where(predicate) }
 
     /// A query ordered by a column.
     public static func order<V>(by column: KeyPath<Self, ColumnReference<V>>, _ direction: SortDirection = .ascending) -> Query<Self> {

@@ -54,7 +54,7 @@ public struct Query<Model: ActiveObject> {
     }
 
     /// Adds a predicate built with operators: `.where(\.$age > 30 && \.$name == "Joe")`.
-    public func `where`(_ predicate: Predicate<Model>) -> Query {
+    public func `where`(_ predicate: QueryPredicate<Model>) -> Query {
         adding(predicate.node)
     }
 

@@ -176,7 +176,7 @@ public struct HasMany<Child: ActiveObject> {
     }
 
     /// The children matching a predicate, as a query.
-    public func `where`(_ predicate: Predicate<Child>) -> Query<Child> { query.where(predicate) }
+    public func `where`(_ predicate: QueryPredicate<Child>) -> Query<Child> { query.where(predicate) }
     /// The children matching a criteria dictionary, as a query.
     public func `where`(_ criteria: [String: Any?]) -> Query<Child> { query.where(criteria) }
     /// The children matching an SQL fragment, as a query.

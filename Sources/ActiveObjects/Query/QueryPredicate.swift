@@ -21,18 +21,18 @@ enum ColumnKey {
 /// ```
 /// Comparing with `nil` (`== nil`, `!= nil`) becomes `IS NULL` / `IS NOT NULL`. Values are
 /// always bound as arguments, never spliced into the SQL.
-public struct Predicate<Model: ActiveObject> {
+public struct QueryPredicate<Model: ActiveObject> {
     let node: PredicateNode
 
     init(_ node: PredicateNode) { self.node = node }
 
-    /// A predicate from an SQL fragment with `?` arguments: `Predicate<Person>(sql: "age > ?", 30)`.
+    /// A predicate from an SQL fragment with `?` arguments: `QueryPredicate<Person>(sql: "age > ?", 30)`.
     public init(sql: String, _ arguments: any ColumnValue...) {
         node = .sql(sql, arguments)
     }
 }
 
-/// The untyped tree behind ``Predicate`` and the filters of a ``Query``.
+/// The untyped tree behind ``QueryPredicate`` and the filters of a ``Query``.
 indirect enum PredicateNode {
     case compare(ColumnKey, String, any ColumnValue)
     case like(ColumnKey, String)
@@ -193,40 +193,40 @@ enum JSONList {
 // MARK: - Operators on columns
 
 /// `\.$age == 30`; `\.$rating == nil` is `IS NULL`.
-public func == <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> Predicate<M> {
-    Predicate(.compare(.keyPath(lhs), "=", rhs))
+public func == <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> QueryPredicate<M> {
+    QueryPredicate(.compare(.keyPath(lhs), "=", rhs))
 }
 /// `\.$age != 30`; `\.$rating != nil` is `IS NOT NULL`.
-public func != <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> Predicate<M> {
-    Predicate(.compare(.keyPath(lhs), "<>", rhs))
+public func != <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> QueryPredicate<M> {
+    QueryPredicate(.compare(.keyPath(lhs), "<>", rhs))
 }
 /// `\.$age < 30`.
-public func < <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> Predicate<M> {
-    Predicate(.compare(.keyPath(lhs), "<", rhs))
+public func < <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> QueryPredicate<M> {
+    QueryPredicate(.compare(.keyPath(lhs), "<", rhs))
 }
 /// `\.$age <= 30`.
-public func <= <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> Predicate<M> {
-    Predicate(.compare(.keyPath(lhs), "<=", rhs))
+public func <= <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> QueryPredicate<M> {
+    QueryPredicate(.compare(.keyPath(lhs), "<=", rhs))
 }
 /// `\.$age > 30`.
-public func > <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> Predicate<M> {
-    Predicate(.compare(.keyPath(lhs), ">", rhs))
+public func > <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> QueryPredicate<M> {
+    QueryPredicate(.compare(.keyPath(lhs), ">", rhs))
 }
 /// `\.$age >= 30`.
-public func >= <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> Predicate<M> {
-    Predicate(.compare(.keyPath(lhs), ">=", rhs))
+public func >= <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> QueryPredicate<M> {
+    QueryPredicate(.compare(.keyPath(lhs), ">=", rhs))
 }
 /// Both conditions: `(a AND b)`.
-public func && <M: ActiveObject>(lhs: Predicate<M>, rhs: Predicate<M>) -> Predicate<M> {
-    Predicate(.and(lhs.node, rhs.node))
+public func && <M: ActiveObject>(lhs: QueryPredicate<M>, rhs: QueryPredicate<M>) -> QueryPredicate<M> {
+    QueryPredicate(.and(lhs.node, rhs.node))
 }
 /// Either condition: `(a OR b)`.
-public func || <M: ActiveObject>(lhs: Predicate<M>, rhs: Predicate<M>) -> Predicate<M> {
-    Predicate(.or(lhs.node, rhs.node))
+public func || <M: ActiveObject>(lhs: QueryPredicate<M>, rhs: QueryPredicate<M>) -> QueryPredicate<M> {
+    QueryPredicate(.or(lhs.node, rhs.node))
 }
 /// The negation: `NOT (a)`.
-public prefix func ! <M: ActiveObject>(predicate: Predicate<M>) -> Predicate<M> {
-    Predicate(.not(predicate.node))
+public prefix func ! <M: ActiveObject>(predicate: QueryPredicate<M>) -> QueryPredicate<M> {
+    QueryPredicate(.not(predicate.node))
 }
 
 /// A comparison for `where(\.$column, operator)`:
