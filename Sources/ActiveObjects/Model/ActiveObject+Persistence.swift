@@ -25,17 +25,37 @@ extension ActiveObject {
         }
     }
 
-    /// Slots whose value differs from what was last read or written. For an object never
-    /// loaded or saved, the comparison is with the class's defaults.
+    /// Slots whose value differs from what was last loaded or saved. For an object that does
+    /// not hold a row (never saved, or deleted), the comparison is with the class's defaults.
     func changedSlots(_ values: [DatabaseValue], schema: ModelSchema, context: ValueContext) -> [Int] {
-        let baseline = persistedValues ?? (try? schema.prototype.encodedValues(schema: schema, context: context))
-        guard let baseline, baseline.count == values.count else { return Array(values.indices) }
-        return values.indices.filter { slot in
-            if DatabaseValue.sameStoredValue(values[slot], baseline[slot]) { return false }
-            // A stored value in another accepted form (a legacy date format, say) is not a change.
-            let normalized = schema.columns[slot].accessor.normalized(baseline[slot], context: context)
-            return !(normalized.map { DatabaseValue.sameStoredValue(values[slot], $0) } ?? false)
+        guard isPersisted else {
+            guard let defaults = try? schema.prototype.encodedValues(schema: schema, context: context) else {
+                return Array(values.indices)
+            }
+            return values.indices.filter { !DatabaseValue.sameStoredValue(values[$0], defaults[$0]) }
         }
+        return withUnsafeObjectPointer { base in
+            values.indices.filter { slot in
+                // Only properties that were assigned since can differ; an assignment of an equal
+                // value is not a change.
+                do {
+                    guard let original = try schema.columns[slot].accessor.originalValue(from: base, context: context) else {
+                        return false
+                    }
+                    return !DatabaseValue.sameStoredValue(values[slot], original)
+                } catch {
+                    return true
+                }
+            }
+        }
+    }
+
+    /// Marks the current values as what the database holds.
+    func markPersisted(schema: ModelSchema) {
+        withUnsafeObjectPointer { base in
+            for column in schema.columns { column.accessor.forgetOriginal(in: base) }
+        }
+        isPersisted = true
     }
 
     /// True when a property differs from what was last loaded or saved (for a new object:
@@ -124,11 +144,11 @@ extension ActiveObject {
                 return true
             case .save, .update:
                 guard let id else { throw ActiveObjectError.recordNotFound(table: schema.tableName, id: nil) }
-                // Without a snapshot (an id set by hand, or a deleted row) the object stands
+                // An object that does not hold a row (an id set by hand, a deleted row) stands
                 // for the whole row: write every column.
-                let slots = persistedValues == nil
-                    ? Array(values.indices)
-                    : changedSlots(values, schema: schema, context: context)
+                let slots = isPersisted
+                    ? changedSlots(values, schema: schema, context: context)
+                    : Array(values.indices)
                 if slots.isEmpty {
                     if kind == .save { return false }
                     // An explicit update() still reports a row that is gone.
@@ -144,7 +164,7 @@ extension ActiveObject {
                 return true
             }
         }
-        persistedValues = values
+        markPersisted(schema: schema)
         if written || kind == .save { didSave() }
     }
 
@@ -163,7 +183,7 @@ extension ActiveObject {
             try connection.execute(schema.deleteByIDSQL, [.integer(id)])
             return connection.changes > 0
         }
-        persistedValues = nil
+        isPersisted = false
         preloadedRelations = nil
         didDelete()
         return deleted
@@ -176,22 +196,19 @@ extension ActiveObject {
         let (schema, database) = try schemaAndDatabase()
         guard let id else { throw ActiveObjectError.recordNotFound(table: schema.tableName, id: nil) }
         let context = schema.context(in: database)
-        let fresh = try database.withConnection { connection in
-            try connection.withStatement(schema.findByIDSQL, [.integer(id)]) { statement -> ActiveObject? in
-                guard try statement.step() else { return nil }
-                return try ObjectLoader(canonicalFor: schema, context: context).load(from: statement)
+        let found = try database.withConnection { connection in
+            try connection.withStatement(schema.findByIDSQL, [.integer(id)]) { statement -> Bool in
+                guard try statement.step() else { return false }
+                // Read into a scratch object first, so that a row that fails to decode leaves
+                // this object untouched; then take its values.
+                let loader = ObjectLoader(canonicalFor: schema, context: context)
+                try loader.fill(schema.modelType.init(), from: statement)
+                try loader.fill(self, from: statement)
+                return true
             }
         }
-        guard let fresh, let snapshot = fresh.persistedValues else {
-            throw ActiveObjectError.recordNotFound(table: schema.tableName, id: id)
-        }
-        // Copy the values column by column, then adopt the snapshot.
-        withUnsafeObjectPointer { base in
-            for (slot, column) in schema.columns.enumerated() {
-                _ = column.accessor.load(snapshot[slot], into: base, context: context)
-            }
-        }
-        persistedValues = snapshot
+        guard found else { throw ActiveObjectError.recordNotFound(table: schema.tableName, id: id) }
+        markPersisted(schema: schema)
         preloadedRelations = nil
     }
 }

@@ -22,9 +22,10 @@ open class ActiveObject: CustomStringConvertible {
     /// The row's integer primary key: nil until the object is inserted.
     public var id: Int64?
 
-    /// The column values as last read from or written to the database, by schema slot; nil
-    /// for an object that was never loaded or saved. Dirty tracking compares against it.
-    var persistedValues: [DatabaseValue]?
+    /// True when the properties hold what the database row holds (the object was loaded or
+    /// saved, and not deleted since). Dirty tracking then compares each changed property with
+    /// the original value its wrapper kept.
+    var isPersisted = false
 
     /// Related objects loaded by `including(_:)`, keyed by relation.
     var preloadedRelations: [PreloadKey: Any]?

@@ -14,12 +14,26 @@ public enum ForeignKeyAction: String, Sendable, Hashable {
 }
 
 /// The options given to `@Column(…)`: explicit name, constraints, foreign key.
+///
+/// `@usableFromInline` so that the wrappers' initializers can be `@inlinable`: specialized in
+/// the model's module, creating an object then costs no runtime generic-metadata lookups.
+@usableFromInline
 struct ColumnOptions {
-    var name: String?
-    var unique = false
-    var indexed = false
-    var references: ActiveObject.Type?
-    var onDelete: ForeignKeyAction = .noAction
+    @usableFromInline var name: String?
+    @usableFromInline var unique: Bool
+    @usableFromInline var indexed: Bool
+    @usableFromInline var references: ActiveObject.Type?
+    @usableFromInline var onDelete: ForeignKeyAction
+
+    @inlinable
+    init(name: String?, unique: Bool, indexed: Bool, references: ActiveObject.Type? = nil,
+         onDelete: ForeignKeyAction = .noAction) {
+        self.name = name
+        self.unique = unique
+        self.indexed = indexed
+        self.references = references
+        self.onDelete = onDelete
+    }
 }
 
 /// Marks a stored property of an ``ActiveObject`` subclass as a persisted column.
@@ -40,18 +54,24 @@ struct ColumnOptions {
 /// `Person.where(\.$name == "Joe")`.
 @propertyWrapper
 public struct Column<Value: ColumnValue> {
-    /// The property's current value.
-    public var wrappedValue: Value
-    let options: ColumnOptions
+    /// The current value.
+    @usableFromInline var value: Value
+    /// The value as last loaded or saved, kept from the first change after that (nil while
+    /// unchanged). `save()` compares the two to find the changed columns, then clears it.
+    @usableFromInline var original: Value?
+    @usableFromInline let options: ColumnOptions
     /// The column's position in its model's schema. Set only on the per-class prototype,
     /// which is what `\.$name` key paths are evaluated against.
-    var slot: Int = -1
+    @usableFromInline var slot: Int
 
     /// Declares a column named after the property (through the model's `columnNaming`),
     /// or `name` when given.
+    @inlinable
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false) {
-        self.wrappedValue = wrappedValue
+        self.value = wrappedValue
+        self.original = nil
         self.options = ColumnOptions(name: name, unique: unique, indexed: indexed)
+        self.slot = -1
     }
 
     /// Declares a foreign-key column: `REFERENCES parent(primaryKey) ON DELETE action`.
@@ -59,14 +79,28 @@ public struct Column<Value: ColumnValue> {
     /// ```swift
     /// @Column(references: Group.self, onDelete: .cascade) var groupId: Int64? = nil
     /// ```
+    @inlinable
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false,
                 references parent: ActiveObject.Type, onDelete: ForeignKeyAction = .noAction) {
-        self.wrappedValue = wrappedValue
+        self.value = wrappedValue
+        self.original = nil
         self.options = ColumnOptions(name: name, unique: unique, indexed: indexed,
                                      references: parent, onDelete: onDelete)
+        self.slot = -1
+    }
+
+    /// The property's value.
+    @inlinable
+    public var wrappedValue: Value {
+        get { value }
+        set {
+            if original == nil { original = value }
+            value = newValue
+        }
     }
 
     /// A reference to this column for queries, ordering and relations: `\.$name`.
+    @inlinable
     public var projectedValue: ColumnReference<Value> { ColumnReference(slot: slot) }
 }
 
@@ -77,5 +111,8 @@ public struct Column<Value: ColumnValue> {
 /// Person.where(\.$age > 30).order(by: \.$name)
 /// ```
 public struct ColumnReference<Value> {
-    let slot: Int
+    @usableFromInline let slot: Int
+
+    @inlinable
+    init(slot: Int) { self.slot = slot }
 }

@@ -21,11 +21,50 @@ protocol ColumnWrapper {
 }
 
 /// Typed access to one column's wrapper inside objects of one class.
+///
+/// `load` and `encode` are on every row's path. For the most common property types they run
+/// concrete code chosen by ``FastPath`` (a switch, no dynamic dispatch, no generic metadata);
+/// every other type, and every value that needs a conversion (REAL into `Int`, numeric text,
+/// a mismatch to report), goes through the generic `loadSlowly`/`encodeSlowly` of the subclass.
 class ColumnAccessor {
+    /// The property types with a concrete fast path.
+    enum FastPath {
+        case none, int, int64, double, string, bool, data
+        case optionalInt, optionalInt64, optionalDouble, optionalString, optionalBool, optionalData
+
+        init(_ type: Any.Type) {
+            switch ObjectIdentifier(type) {
+            case ObjectIdentifier(Int.self): self = .int
+            case ObjectIdentifier(Int64.self): self = .int64
+            case ObjectIdentifier(Double.self): self = .double
+            case ObjectIdentifier(String.self): self = .string
+            case ObjectIdentifier(Bool.self): self = .bool
+            case ObjectIdentifier(Data.self): self = .data
+            case ObjectIdentifier(Int?.self): self = .optionalInt
+            case ObjectIdentifier(Int64?.self): self = .optionalInt64
+            case ObjectIdentifier(Double?.self): self = .optionalDouble
+            case ObjectIdentifier(String?.self): self = .optionalString
+            case ObjectIdentifier(Bool?.self): self = .optionalBool
+            case ObjectIdentifier(Data?.self): self = .optionalData
+            default: self = .none
+            }
+        }
+    }
+
     /// Byte offset of the wrapper from the start of the object.
     let offset: Int
+    /// Byte offset of the current value.
+    let valueOffset: Int
+    /// Byte offset of the original value (an `Optional` of the value's type).
+    let originalOffset: Int
+    let fastPath: FastPath
 
-    init(offset: Int) { self.offset = offset }
+    init(offset: Int, valueOffset: Int, originalOffset: Int, fastPath: FastPath) {
+        self.offset = offset
+        self.valueOffset = valueOffset
+        self.originalOffset = originalOffset
+        self.fastPath = fastPath
+    }
 
     /// The Swift type of the property, for error messages (`Int8`, `Optional<Date>`).
     var valueTypeName: String { fatalError("abstract") }
@@ -36,53 +75,174 @@ class ColumnAccessor {
     /// The declared SQL type of the column.
     var columnType: ColumnType { fatalError("abstract") }
 
-    /// Stores a database value into the wrapper; false when it does not fit the type.
-    func load(_ value: DatabaseValue, into object: UnsafeMutableRawPointer, context: ValueContext) -> Bool {
+    /// Stores a database value into the property; false when it does not fit the type.
+    @inline(__always)
+    final func load(_ value: DatabaseValue, into object: UnsafeMutableRawPointer, context: ValueContext) -> Bool {
+        let pointer = object + valueOffset
+        switch (fastPath, value) {
+        case (.int, .integer(let int)):
+            guard let int = Int(exactly: int) else { break }
+            pointer.assumingMemoryBound(to: Int.self).pointee = int
+        case (.int64, .integer(let int)):
+            pointer.assumingMemoryBound(to: Int64.self).pointee = int
+        case (.double, .real(let real)):
+            pointer.assumingMemoryBound(to: Double.self).pointee = real
+        case (.string, .text(let text)):
+            pointer.assumingMemoryBound(to: String.self).pointee = text
+        case (.bool, .integer(let int)) where int == 0 || int == 1:
+            pointer.assumingMemoryBound(to: Bool.self).pointee = int == 1
+        case (.data, .blob(let data)):
+            pointer.assumingMemoryBound(to: Data.self).pointee = data
+        case (.optionalInt, .integer(let int)):
+            guard let int = Int(exactly: int) else { break }
+            pointer.assumingMemoryBound(to: Int?.self).pointee = int
+        case (.optionalInt, .null):
+            pointer.assumingMemoryBound(to: Int?.self).pointee = nil
+        case (.optionalInt64, .integer(let int)):
+            pointer.assumingMemoryBound(to: Int64?.self).pointee = int
+        case (.optionalInt64, .null):
+            pointer.assumingMemoryBound(to: Int64?.self).pointee = nil
+        case (.optionalDouble, .real(let real)):
+            pointer.assumingMemoryBound(to: Double?.self).pointee = real
+        case (.optionalDouble, .null):
+            pointer.assumingMemoryBound(to: Double?.self).pointee = nil
+        case (.optionalString, .text(let text)):
+            pointer.assumingMemoryBound(to: String?.self).pointee = text
+        case (.optionalString, .null):
+            pointer.assumingMemoryBound(to: String?.self).pointee = nil
+        case (.optionalBool, .integer(let int)) where int == 0 || int == 1:
+            pointer.assumingMemoryBound(to: Bool?.self).pointee = int == 1
+        case (.optionalBool, .null):
+            pointer.assumingMemoryBound(to: Bool?.self).pointee = nil
+        case (.optionalData, .blob(let data)):
+            pointer.assumingMemoryBound(to: Data?.self).pointee = data
+        case (.optionalData, .null):
+            pointer.assumingMemoryBound(to: Data?.self).pointee = nil
+        default:
+            return loadSlowly(value, into: pointer, context: context)
+        }
+        return true
+    }
+
+    /// Reads the property as a database value.
+    @inline(__always)
+    final func encode(from object: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue {
+        let pointer = object + valueOffset
+        switch fastPath {
+        case .int: return .integer(Int64(pointer.assumingMemoryBound(to: Int.self).pointee))
+        case .int64: return .integer(pointer.assumingMemoryBound(to: Int64.self).pointee)
+        case .string: return .text(pointer.assumingMemoryBound(to: String.self).pointee)
+        case .bool: return .integer(pointer.assumingMemoryBound(to: Bool.self).pointee ? 1 : 0)
+        case .data: return .blob(pointer.assumingMemoryBound(to: Data.self).pointee)
+        case .double:
+            let real = pointer.assumingMemoryBound(to: Double.self).pointee
+            if !real.isNaN { return .real(real) }
+        case .optionalInt:
+            return pointer.assumingMemoryBound(to: Int?.self).pointee.map { .integer(Int64($0)) } ?? .null
+        case .optionalInt64:
+            return pointer.assumingMemoryBound(to: Int64?.self).pointee.map { .integer($0) } ?? .null
+        case .optionalString:
+            return pointer.assumingMemoryBound(to: String?.self).pointee.map { .text($0) } ?? .null
+        case .optionalBool:
+            return pointer.assumingMemoryBound(to: Bool?.self).pointee.map { .integer($0 ? 1 : 0) } ?? .null
+        case .optionalData:
+            return pointer.assumingMemoryBound(to: Data?.self).pointee.map { .blob($0) } ?? .null
+        case .optionalDouble:
+            guard let real = pointer.assumingMemoryBound(to: Double?.self).pointee else { return .null }
+            if !real.isNaN { return .real(real) }
+        case .none:
+            break
+        }
+        return try encodeSlowly(from: pointer, context: context)
+    }
+
+    /// The generic conversion into the value at `pointer`; false when it does not fit.
+    func loadSlowly(_ value: DatabaseValue, into pointer: UnsafeMutableRawPointer, context: ValueContext) -> Bool {
         fatalError("abstract")
     }
-    /// Reads the wrapper's value as a database value.
-    func encode(from object: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue {
+    /// The generic conversion of the value at `pointer`.
+    func encodeSlowly(from pointer: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue {
         fatalError("abstract")
     }
-    /// Converts a database value to the property's type, boxed; nil when it does not fit.
-    func decodeValue(_ value: DatabaseValue, context: ValueContext) -> Any? { fatalError("abstract") }
+    /// The value the property had when last loaded or saved, if it was changed since.
+    final func originalValue(from object: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue? {
+        let pointer = object + originalOffset
+        switch fastPath {
+        case .int: return pointer.assumingMemoryBound(to: Int?.self).pointee.map { .integer(Int64($0)) }
+        case .int64: return pointer.assumingMemoryBound(to: Int64?.self).pointee.map { .integer($0) }
+        case .string: return pointer.assumingMemoryBound(to: String?.self).pointee.map { .text($0) }
+        case .bool: return pointer.assumingMemoryBound(to: Bool?.self).pointee.map { .integer($0 ? 1 : 0) }
+        default: return try originalValueSlowly(from: pointer, context: context)
+        }
+    }
+
+    /// Forgets the original value: the current value is now what the database holds.
+    final func forgetOriginal(in object: UnsafeMutableRawPointer) {
+        let pointer = object + originalOffset
+        switch fastPath {
+        case .int: pointer.assumingMemoryBound(to: Int?.self).pointee = nil
+        case .int64: pointer.assumingMemoryBound(to: Int64?.self).pointee = nil
+        case .double: pointer.assumingMemoryBound(to: Double?.self).pointee = nil
+        case .string: pointer.assumingMemoryBound(to: String?.self).pointee = nil
+        case .bool: pointer.assumingMemoryBound(to: Bool?.self).pointee = nil
+        case .data: pointer.assumingMemoryBound(to: Data?.self).pointee = nil
+        case .optionalInt: pointer.assumingMemoryBound(to: Int??.self).pointee = nil
+        case .optionalInt64: pointer.assumingMemoryBound(to: Int64??.self).pointee = nil
+        case .optionalDouble: pointer.assumingMemoryBound(to: Double??.self).pointee = nil
+        case .optionalString: pointer.assumingMemoryBound(to: String??.self).pointee = nil
+        case .optionalBool: pointer.assumingMemoryBound(to: Bool??.self).pointee = nil
+        case .optionalData: pointer.assumingMemoryBound(to: Data??.self).pointee = nil
+        case .none: forgetOriginalSlowly(at: pointer)
+        }
+    }
+
+    /// The generic reading of the original value at `pointer`.
+    func originalValueSlowly(from pointer: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue? {
+        fatalError("abstract")
+    }
+    /// The generic clearing of the original value at `pointer`.
+    func forgetOriginalSlowly(at pointer: UnsafeMutableRawPointer) { fatalError("abstract") }
     /// Records the column's slot in the wrapper (on the prototype only).
     func setSlot(_ slot: Int, in object: UnsafeMutableRawPointer) { fatalError("abstract") }
     /// The property's current value, boxed (for `description`).
     func value(from object: UnsafeRawPointer) -> Any { fatalError("abstract") }
 
-    /// What this column would write for a stored value: decoded to the Swift type and
-    /// encoded again (`"2014-09-23 10:11:12"` → `"2014-09-23 10:11:12.000"`); nil when it
-    /// does not decode. Dirty tracking uses it so that a legacy format is not a change.
-    func normalized(_ value: DatabaseValue, context: ValueContext) -> DatabaseValue? { fatalError("abstract") }
 }
 
 final class ValueColumnAccessor<Value: ColumnValue>: ColumnAccessor {
     typealias Wrapper = Column<Value>
+
+    init(offset: Int) {
+        // Reading and writing the wrapped value through its own offset needs only `Value`'s
+        // metadata, not a runtime lookup of `Column<Value>`'s on every call.
+        super.init(offset: offset,
+                   valueOffset: offset + MemoryLayout<Wrapper>.offset(of: \Wrapper.value)!,
+                   originalOffset: offset + MemoryLayout<Wrapper>.offset(of: \Wrapper.original)!,
+                   fastPath: FastPath(Value.self))
+    }
 
     override var valueTypeName: String { String(describing: Value.self) }
     override var isNullable: Bool { Value.isNullable }
     override var isDate: Bool { Value.self == Date.self || Value.self == Date?.self }
     override var columnType: ColumnType { Value.columnType }
 
-    @inline(__always)
-    override func load(_ value: DatabaseValue, into object: UnsafeMutableRawPointer, context: ValueContext) -> Bool {
+    override func loadSlowly(_ value: DatabaseValue, into pointer: UnsafeMutableRawPointer, context: ValueContext) -> Bool {
         guard let decoded = Value.fromDatabaseValue(value, in: context) else { return false }
-        (object + offset).assumingMemoryBound(to: Wrapper.self).pointee.wrappedValue = decoded
+        pointer.assumingMemoryBound(to: Value.self).pointee = decoded
         return true
     }
 
-    override func encode(from object: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue {
-        try (object + offset).assumingMemoryBound(to: Wrapper.self).pointee.wrappedValue
-            .databaseValue(in: context)
+    override func encodeSlowly(from pointer: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue {
+        try pointer.assumingMemoryBound(to: Value.self).pointee.databaseValue(in: context)
     }
 
-    override func decodeValue(_ value: DatabaseValue, context: ValueContext) -> Any? {
-        Value.fromDatabaseValue(value, in: context)
+
+    override func originalValueSlowly(from pointer: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue? {
+        try pointer.assumingMemoryBound(to: Value?.self).pointee?.databaseValue(in: context)
     }
 
-    override func normalized(_ value: DatabaseValue, context: ValueContext) -> DatabaseValue? {
-        Value.fromDatabaseValue(value, in: context).flatMap { try? $0.databaseValue(in: context) }
+    override func forgetOriginalSlowly(at pointer: UnsafeMutableRawPointer) {
+        pointer.assumingMemoryBound(to: Value?.self).pointee = nil
     }
 
     override func setSlot(_ slot: Int, in object: UnsafeMutableRawPointer) {
@@ -90,33 +250,41 @@ final class ValueColumnAccessor<Value: ColumnValue>: ColumnAccessor {
     }
 
     override func value(from object: UnsafeRawPointer) -> Any {
-        (object + offset).assumingMemoryBound(to: Wrapper.self).pointee.wrappedValue
+        (object + valueOffset).assumingMemoryBound(to: Value.self).pointee
     }
 }
 
 final class JSONColumnAccessor<Value: Codable>: ColumnAccessor {
     typealias Wrapper = JSONColumn<Value>
 
+    init(offset: Int) {
+        super.init(offset: offset,
+                   valueOffset: offset + MemoryLayout<Wrapper>.offset(of: \Wrapper.value)!,
+                   originalOffset: offset + MemoryLayout<Wrapper>.offset(of: \Wrapper.original)!,
+                   fastPath: .none)
+    }
+
     override var valueTypeName: String { "JSON \(Value.self)" }
     override var isNullable: Bool { Value.self is any OptionalValue.Type }
     override var columnType: ColumnType { .text }
 
-    override func load(_ value: DatabaseValue, into object: UnsafeMutableRawPointer, context: ValueContext) -> Bool {
+    override func loadSlowly(_ value: DatabaseValue, into pointer: UnsafeMutableRawPointer, context: ValueContext) -> Bool {
         guard let decoded = JSONCoding.decode(Value.self, from: value) else { return false }
-        (object + offset).assumingMemoryBound(to: Wrapper.self).pointee.wrappedValue = decoded
+        pointer.assumingMemoryBound(to: Value.self).pointee = decoded
         return true
     }
 
-    override func encode(from object: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue {
-        try JSONCoding.encode((object + offset).assumingMemoryBound(to: Wrapper.self).pointee.wrappedValue)
+    override func encodeSlowly(from pointer: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue {
+        try JSONCoding.encode(pointer.assumingMemoryBound(to: Value.self).pointee)
     }
 
-    override func decodeValue(_ value: DatabaseValue, context: ValueContext) -> Any? {
-        JSONCoding.decode(Value.self, from: value)
+
+    override func originalValueSlowly(from pointer: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue? {
+        try pointer.assumingMemoryBound(to: Value?.self).pointee.map { try JSONCoding.encode($0) }
     }
 
-    override func normalized(_ value: DatabaseValue, context: ValueContext) -> DatabaseValue? {
-        JSONCoding.decode(Value.self, from: value).flatMap { try? JSONCoding.encode($0) }
+    override func forgetOriginalSlowly(at pointer: UnsafeMutableRawPointer) {
+        pointer.assumingMemoryBound(to: Value?.self).pointee = nil
     }
 
     override func setSlot(_ slot: Int, in object: UnsafeMutableRawPointer) {
@@ -124,7 +292,7 @@ final class JSONColumnAccessor<Value: Codable>: ColumnAccessor {
     }
 
     override func value(from object: UnsafeRawPointer) -> Any {
-        (object + offset).assumingMemoryBound(to: Wrapper.self).pointee.wrappedValue
+        (object + valueOffset).assumingMemoryBound(to: Value.self).pointee
     }
 }
 

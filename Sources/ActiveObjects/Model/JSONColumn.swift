@@ -12,19 +12,35 @@ import Foundation
 /// Text that is not valid JSON for the type is a thrown `typeMismatch` when the row is read.
 @propertyWrapper
 public struct JSONColumn<Value: Codable> {
-    /// The property's current value.
-    public var wrappedValue: Value
-    let options: ColumnOptions
+    /// The current value.
+    @usableFromInline var value: Value
+    /// See ``Column``: the value as last loaded or saved, kept from the first change.
+    @usableFromInline var original: Value?
+    @usableFromInline let options: ColumnOptions
     /// See ``Column``: set only on the per-class prototype.
-    var slot: Int = -1
+    @usableFromInline var slot: Int
 
     /// Declares a JSON column named after the property, or `name` when given.
+    @inlinable
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false) {
-        self.wrappedValue = wrappedValue
+        self.value = wrappedValue
+        self.original = nil
         self.options = ColumnOptions(name: name, unique: unique, indexed: indexed)
+        self.slot = -1
+    }
+
+    /// The property's value.
+    @inlinable
+    public var wrappedValue: Value {
+        get { value }
+        set {
+            if original == nil { original = value }
+            value = newValue
+        }
     }
 
     /// A reference to this column for queries: `\.$tags`.
+    @inlinable
     public var projectedValue: ColumnReference<Value> { ColumnReference(slot: slot) }
 }
 

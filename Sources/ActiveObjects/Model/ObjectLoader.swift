@@ -6,7 +6,6 @@ struct ObjectLoader {
     private let idColumn: Int32?
     /// (slot, result column) for every model column present in the result.
     private let mapping: [(slot: Int, column: Int32)]
-    private let isComplete: Bool
 
     /// A loader for the model's own `SELECT "id", <columns in slot order> FROM …` statements,
     /// whose layout is fixed by the SQL text itself: no name lookup per query.
@@ -15,7 +14,6 @@ struct ObjectLoader {
         self.context = context
         idColumn = 0
         mapping = schema.columns.indices.map { (slot: $0, column: Int32($0 + 1)) }
-        isComplete = true
     }
 
     /// Matches the statement's result columns (case-insensitively, first match wins) to the
@@ -33,7 +31,6 @@ struct ObjectLoader {
             if let position = positions[column.name.lowercased()] { mapping.append((slot, position)) }
         }
         self.mapping = mapping
-        isComplete = mapping.count == schema.columns.count
     }
 
     /// A new object holding the current row. A model column missing from the result keeps the
@@ -43,6 +40,13 @@ struct ObjectLoader {
     ///   the table, column and row id of a value that does not fit its property.
     func load(from statement: Statement) throws -> ActiveObject {
         let object = schema.modelType.init()
+        try fill(object, from: statement)
+        return object
+    }
+
+    /// Stores the current row into `object` (its id and every mapped column) and marks it as
+    /// holding its row.
+    func fill(_ object: ActiveObject, from statement: Statement) throws {
         var rowID: Int64?
         if let idColumn {
             switch statement.value(at: idColumn) {
@@ -55,26 +59,18 @@ struct ObjectLoader {
             }
         }
         let columns = schema.columns
-        let context = self.context
-        var snapshot: [DatabaseValue]
-        if isComplete {
-            snapshot = Array(repeating: .null, count: columns.count)
-        } else {
-            snapshot = try object.encodedValues(schema: schema, context: context)
-        }
-        try object.withUnsafeObjectPointer { base in
-            for (slot, column) in mapping {
-                let value = statement.value(at: column)
-                guard columns[slot].accessor.load(value, into: base, context: context) else {
-                    throw ActiveObjectError.typeMismatch(
-                        table: schema.tableName, column: columns[slot].name, rowID: rowID,
-                        expected: columns[slot].accessor.valueTypeName, found: value.description)
-                }
-                snapshot[slot] = value
+        // No closure here: the caller keeps the object alive, and the loop stays free of
+        // captured state.
+        let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
+        for (slot, column) in mapping {
+            let value = statement.value(at: column)
+            guard columns[slot].accessor.load(value, into: base, context: context) else {
+                throw ActiveObjectError.typeMismatch(
+                    table: schema.tableName, column: columns[slot].name, rowID: rowID,
+                    expected: columns[slot].accessor.valueTypeName, found: value.description)
             }
         }
         object.id = rowID
-        object.persistedValues = snapshot
-        return object
+        object.isPersisted = true
     }
 }
