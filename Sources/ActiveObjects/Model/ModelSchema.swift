@@ -40,6 +40,8 @@ final class ModelSchema: @unchecked Sendable {
     /// Slot for each property name and column name; `-1` for the primary key.
     private let slotByKey: [String: Int]
 
+    /// (slot, result column) for the model's own SELECTs: slot `i` is column `i + 1`.
+    let canonicalMapping: [(slot: Int, column: Int32)]
     /// `"id", "name", "age"`.
     let selectList: String
     /// `SELECT "id", … FROM "person"`.
@@ -95,6 +97,7 @@ final class ModelSchema: @unchecked Sendable {
         }
         self.columns = columns
         slotByKey = slots
+        canonicalMapping = columns.indices.map { (slot: $0, column: Int32($0 + 1)) }
         let proto = prototype
         proto.withUnsafeObjectPointer { base in
             for (slot, column) in columns.enumerated() { column.accessor.setSlot(slot, in: base) }

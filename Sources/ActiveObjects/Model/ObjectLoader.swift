@@ -13,7 +13,7 @@ struct ObjectLoader {
         self.schema = schema
         self.context = context
         idColumn = 0
-        mapping = schema.columns.indices.map { (slot: $0, column: Int32($0 + 1)) }
+        mapping = schema.canonicalMapping
     }
 
     /// Matches the statement's result columns (case-insensitively, first match wins) to the
