@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+@testable import ActiveObjects
+
+// Shared helpers for the model and query test suites.
+//
+// Swift Testing runs tests in parallel, so no test here touches
+// `ActiveObject.defaultDatabase`. Instead every test model derives from `ModelTestRecord`,
+// whose `database` is a task-local set for the duration of one test by `withModelDB`.
+// A test's body runs synchronously inside its own task, so each test sees only its own
+// private in-memory (or temporary file) database.
+
+/// The per-test databases, as task-locals.
+enum ModelTestDB {
+    /// The database of `ModelTestRecord` models during a `withModelDB` body.
+    @TaskLocal static var current: Database?
+    /// A second database, for models of `ModelTestSecondRecord` (two databases in one process).
+    @TaskLocal static var second: Database?
+}
+
+/// Base class of the test models: lives in the current test's database.
+class ModelTestRecord: ActiveObject {
+    override class var database: Database? { ModelTestDB.current }
+}
+
+/// Base class of test models that live in the test's second database.
+class ModelTestSecondRecord: ActiveObject {
+    override class var database: Database? { ModelTestDB.second }
+}
+
+/// Collects the SQL the trace hook reports. Thread-safe.
+final class SQLRecorder: @unchecked Sendable {
+    // Safety: `entries` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var entries: [String] = []
+    /// While false, statements are not recorded.
+    private var recording = true
+
+    /// Every statement recorded so far, in order.
+    var statements: [String] { lock.withLock { entries } }
+
+    /// Statements that are not PRAGMAs (the schema machinery uses PRAGMA table_info).
+    var nonPragma: [String] { statements.filter { !$0.uppercased().hasPrefix("PRAGMA") } }
+
+    func append(_ sql: String) { lock.withLock { if recording { entries.append(sql) } } }
+
+    func reset() { lock.withLock { entries.removeAll() } }
+
+    /// The statements run by `body` only.
+    func recording<T>(_ body: () throws -> T) rethrows -> (T, [String]) {
+        reset()
+        let result = try body()
+        return (result, statements)
+    }
+}
+
+/// Options that record SQL into `recorder`.
+func modelTestOptions(recorder: SQLRecorder? = nil) -> Database.Options {
+    var options = Database.Options()
+    if let recorder {
+        options.trace = { sql, _ in recorder.append(sql) }
+    }
+    return options
+}
+
+/// Runs `body` with a fresh in-memory database installed as the test models' database.
+@discardableResult
+func withModelDB<T>(recorder: SQLRecorder? = nil, second: Database? = nil,
+                    _ body: (Database) throws -> T) throws -> T {
+    let database = try Database.inMemory(options: modelTestOptions(recorder: recorder))
+    defer { try? database.close() }
+    recorder?.reset()   // forget the probe run while opening
+    return try ModelTestDB.$current.withValue(database) {
+        try ModelTestDB.$second.withValue(second) {
+            try body(database)
+        }
+    }
+}
+
+/// Runs `body` with a fresh file database (WAL) in a temporary folder, removed afterwards.
+@discardableResult
+func withModelFileDB<T>(recorder: SQLRecorder? = nil, _ body: (Database, String) throws -> T) throws -> T {
+    let folder = FileManager.default.temporaryDirectory
+        .appendingPathComponent("activeobjects-model-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("test.sqlite").path
+    var options = modelTestOptions(recorder: recorder)
+    options.journalMode = .wal
+    let database = try Database(path: path, options: options)
+    defer { try? database.close() }
+    recorder?.reset()   // forget the probe run while opening
+    return try ModelTestDB.$current.withValue(database) { try body(database, path) }
+}
+
+/// A small deterministic generator (SplitMix64), so that "random" data is the same each run.
+struct ModelSeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+// MARK: - Error matching
+
+extension ActiveObjectError {
+    var isUnknownColumn: Bool { if case .unknownColumn = self { true } else { false } }
+    var isInvalidModel: Bool { if case .invalidModel = self { true } else { false } }
+    var isRecordNotFound: Bool { if case .recordNotFound = self { true } else { false } }
+    var isValidationFailed: Bool { if case .validationFailed = self { true } else { false } }
+    var isInvalidValue: Bool { if case .invalidValue = self { true } else { false } }
+    var isInvalidArgument: Bool { if case .invalidArgument = self { true } else { false } }
+    var isNoDatabase: Bool { if case .noDatabase = self { true } else { false } }
+
+    /// The fields of a `typeMismatch`, or nil for another case.
+    var typeMismatchFields: (table: String, column: String, rowID: Int64?, expected: String, found: String)? {
+        if case let .typeMismatch(table, column, rowID, expected, found) = self {
+            return (table, column, rowID, expected, found)
+        }
+        return nil
+    }
+}
+
+/// Runs `body`, which must throw an `ActiveObjectError`, and returns that error.
+func expectActiveObjectError(
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+) -> ActiveObjectError? {
+    do {
+        try body()
+        Issue.record("expected an ActiveObjectError, nothing was thrown", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as ActiveObjectError {
+        return error
+    } catch {
+        Issue.record("expected an ActiveObjectError, got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// Runs `body`, which must throw a `DatabaseError`, and returns it.
+func expectDatabaseError(
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void
+) -> DatabaseError? {
+    do {
+        try body()
+        Issue.record("expected a DatabaseError, nothing was thrown", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as DatabaseError {
+        return error
+    } catch {
+        Issue.record("expected a DatabaseError, got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// The column names of a table, from `PRAGMA table_info`.
+func modelTableColumns(_ db: Database, _ table: String) throws -> [String] {
+    try db.rows("SELECT name FROM pragma_table_info(?)", [table]).map { try $0["name"] as String }
+}
+
+/// Number of rows in a table, counted with raw SQL.
+func modelRowCount(_ db: Database, _ table: String) throws -> Int {
+    try db.scalar("SELECT count(*) FROM \"\(table.replacingOccurrences(of: "\"", with: "\"\""))\"") ?? -1
+}
