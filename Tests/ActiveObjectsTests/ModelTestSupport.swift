@@ -167,3 +167,14 @@ func modelTableColumns(_ db: Database, _ table: String) throws -> [String] {
 func modelRowCount(_ db: Database, _ table: String) throws -> Int {
     try db.scalar("SELECT count(*) FROM \"\(table.replacingOccurrences(of: "\"", with: "\"\""))\"") ?? -1
 }
+
+struct ModelMissingID: Error, CustomStringConvertible {
+    let object: String
+    var description: String { "\(object) has no id" }
+}
+
+/// The object's id, or a thrown error (usable inside `#expect`/`#require`, which do not nest).
+func requireID(_ object: ActiveObject) throws -> Int64 {
+    guard let id = object.id else { throw ModelMissingID(object: "\(object)") }
+    return id
+}
