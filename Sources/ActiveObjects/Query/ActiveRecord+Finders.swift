@@ -62,7 +62,7 @@ extension ActiveRecord where Self: ActiveObject {
     public static func countAll() throws -> Int { try Query<Self>().count() }
 
     /// The number of rows matching a criteria dictionary.
-    public static func count(where criteria: [String: Any?]) throws -> Int { try Query().where(criteria).count() }
+    public static func count(where criteria: [String: Any?]) throws -> Int { try Query<Self>().where(criteria).count() }
 
     /// Deletes the rows matching a criteria dictionary (hooks are not run) and returns how many.
     @discardableResult
