@@ -178,3 +178,59 @@ func requireID(_ object: ActiveObject) throws -> Int64 {
     guard let id = object.id else { throw ModelMissingID(object: "\(object)") }
     return id
 }
+
+// MARK: - A varied data set for query tests
+
+/// The model the query, predicate, cursor and aggregate suites run against.
+final class QueryPerson: ModelTestRecord {
+    @Column var name = ""
+    @Column var age = 0
+    @Column var score: Double = 0
+    @Column var active = true
+    @Column var rating: Double? = nil
+    @Column var city: String? = nil
+    @Column var level: Int8 = 0
+}
+
+/// Plain values of a `QueryPerson`, for computing expectations in Swift.
+struct QueryRow: Equatable {
+    var id: Int64
+    var name: String
+    var age: Int
+    var score: Double
+    var active: Bool
+    var rating: Double?
+    var city: String?
+    var level: Int8
+
+    init(_ person: QueryPerson) {
+        id = person.id ?? -1
+        name = person.name; age = person.age; score = person.score; active = person.active
+        rating = person.rating; city = person.city; level = person.level
+    }
+}
+
+/// Creates the table and saves `count` varied rows from a seeded generator; returns them as
+/// read back by `findAll()`.
+@discardableResult
+func seedQueryPeople(count: Int = 50, seed: UInt64 = 42) throws -> [QueryRow] {
+    try QueryPerson.createTable()
+    var random = ModelSeededGenerator(seed: seed)
+    let names = ["Joe", "joan", "Ann", "anna", "Bob", "Eve", "Jim", "Zoë", "O'Hara", "Al_ice", "50%", "J"]
+    let cities: [String?] = ["Paris", "Berlin", nil, "Rome", "paris", nil]
+    let database = try #require(QueryPerson.database)
+    try database.transaction {
+        for index in 0..<count {
+            let person = QueryPerson()
+            person.name = names.randomElement(using: &random)! + (index % 7 == 0 ? "" : String(index % 5))
+            person.age = Int.random(in: 0...90, using: &random)
+            person.score = (Double.random(in: -100...100, using: &random) * 100).rounded() / 100
+            person.active = Bool.random(using: &random)
+            person.rating = index % 4 == 0 ? nil : Double(Int.random(in: 0...10, using: &random)) / 2
+            person.city = cities.randomElement(using: &random)!
+            person.level = Int8.random(in: -5...5, using: &random)
+            try person.save()
+        }
+    }
+    return try QueryPerson.findAll().map(QueryRow.init)
+}
