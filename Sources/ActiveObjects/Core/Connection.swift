@@ -184,7 +184,9 @@ final class Connection {
     /// The first column of the first row, or nil when there is no row.
     func scalarValue<Source: StatementSource>(_ sql: Source, _ arguments: [DatabaseValue] = []) throws -> DatabaseValue? {
         try withStatement(sql, arguments) { statement in
-            try statement.step() ? statement.value(at: 0) : nil
+            // `nil` must be spelled as Optional.none: DatabaseValue is ExpressibleByNilLiteral, so a
+            // bare `nil` here would become `.some(.null)` and "no row" would look like a NULL row.
+            try statement.step() ? statement.value(at: 0) : Optional<DatabaseValue>.none
         }
     }
 

@@ -107,8 +107,18 @@ struct PredicateRenderer {
         let hasNull = nonNull.count != encoded.count
         var parts: [String] = []
         if nonNull.count > Self.jsonListThreshold {
-            arguments.append(.text(try JSONList.encode(nonNull, column: column, table: schema.tableName)))
-            parts.append("\(column) IN (SELECT value FROM json_each(?))")
+            // json_each cannot carry every value (it truncates text at \u0000, and JSON has no
+            // BLOB or infinity): those few are bound one by one beside the JSON array.
+            let viaJSON = nonNull.filter(JSONList.canCarry)
+            let separate = nonNull.filter { !JSONList.canCarry($0) }
+            if !viaJSON.isEmpty {
+                arguments.append(.text(try JSONList.encode(viaJSON, column: column, table: schema.tableName)))
+                parts.append("\(column) IN (SELECT value FROM json_each(?))")
+            }
+            if !separate.isEmpty {
+                arguments += separate
+                parts.append("\(column) IN (\(Array(repeating: "?", count: separate.count).joined(separator: ", ")))")
+            }
         } else if !nonNull.isEmpty {
             arguments += nonNull
             parts.append("\(column) IN (\(Array(repeating: "?", count: nonNull.count).joined(separator: ", ")))")
@@ -151,6 +161,16 @@ struct PredicateRenderer {
 
 /// Writes a list of values as a JSON array for `json_each`.
 enum JSONList {
+    /// Whether `json_each` gives back exactly this value.
+    static func canCarry(_ value: DatabaseValue) -> Bool {
+        switch value {
+        case .null, .integer: return true
+        case .real(let real): return real.isFinite
+        case .text(let text): return !text.utf8.contains(0)
+        case .blob: return false
+        }
+    }
+
     static func encode(_ values: [DatabaseValue], column: String, table: String) throws -> String {
         var parts: [String] = []
         parts.reserveCapacity(values.count)
