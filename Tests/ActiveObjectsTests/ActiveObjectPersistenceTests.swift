@@ -188,7 +188,7 @@ import Testing
             #expect(try person.delete() == false, "never saved")
             try person.save()
             #expect(try person.delete() == true)
-            #expect(person.id == nil)
+            let deletedID = try #require(person.id, "a deleted object keeps its id")
             #expect(try person.delete() == false)
             #expect(try modelRowCount(db, "person") == 0)
 
@@ -196,9 +196,9 @@ import Testing
             try db.execute("DELETE FROM person")
             #expect(try other.delete() == false, "the row was already gone")
 
-            // A deleted object saved again becomes a new row.
+            // A deleted object saved again puts its row back, with the same id.
             try person.save()
-            #expect(person.id != nil)
+            #expect(person.id == deletedID)
             #expect(try Person.find(id: try requireID(person))?.name == "X")
         }
     }

@@ -109,12 +109,10 @@ struct ModelSeededGenerator: RandomNumberGenerator {
 // MARK: - Error matching
 
 extension ActiveObjectError {
-    var isUnknownColumn: Bool { if case .unknownColumn = self { true } else { false } }
     var isInvalidModel: Bool { if case .invalidModel = self { true } else { false } }
     var isRecordNotFound: Bool { if case .recordNotFound = self { true } else { false } }
     var isValidationFailed: Bool { if case .validationFailed = self { true } else { false } }
     var isInvalidValue: Bool { if case .invalidValue = self { true } else { false } }
-    var isInvalidArgument: Bool { if case .invalidArgument = self { true } else { false } }
     var isNoDatabase: Bool { if case .noDatabase = self { true } else { false } }
 
     /// The fields of a `typeMismatch`, or nil for another case.

@@ -6,7 +6,7 @@ import Testing
 @Suite struct PredicateTests {
     typealias P = QueryPerson
 
-    private func check(_ rows: [QueryRow], _ label: String, _ predicate: ActiveObjects.Predicate<P>,
+    private func check(_ rows: [QueryRow], _ label: String, _ predicate: QueryPredicate<P>,
                        _ expected: (QueryRow) -> Bool) throws {
         let got = try P.where(predicate).order(by: "id").all().map { $0.id ?? -1 }
         let want = rows.filter(expected).map(\.id)
@@ -43,8 +43,8 @@ import Testing
         try check(rows, "optional >", \.$rating > 3.0, { $0.rating.map { $0 > 3 } ?? false })
         try check(rows, "optional !=", \.$rating != 2.0, { $0.rating.map { $0 != 2 } ?? false })
         try check(rows, "! optional >", !(\.$rating > 3.0), { $0.rating.map { !($0 > 3) } ?? false })
-        try check(rows, "sql", ActiveObjects.Predicate<P>(sql: "age % ? = 0", 3), { $0.age % 3 == 0 })
-        try check(rows, "sql && typed", ActiveObjects.Predicate<P>(sql: "abs(level) > ?", 2) && \.$active == true, { abs(Int($0.level)) > 2 && $0.active })
+        try check(rows, "sql", QueryPredicate<P>(sql: "age % ? = 0", 3), { $0.age % 3 == 0 })
+        try check(rows, "sql && typed", QueryPredicate<P>(sql: "abs(level) > ?", 2) && \.$active == true, { abs(Int($0.level)) > 2 && $0.active })
     }
 
     @Test func everyPredicateOperatorMatchesSwift() throws {

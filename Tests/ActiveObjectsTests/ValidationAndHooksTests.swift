@@ -53,7 +53,7 @@ import Testing
             object.log = []
             recorder.reset()
             #expect(try object.delete())
-            #expect(object.log == ["willDelete", "didDelete(id: nil)"])
+            #expect(object.log == ["willDelete", "didDelete(id: 1)"])
             #expect(recorder.statements == [#"DELETE FROM "hooked" WHERE "id" = ?"#])
         }
     }

@@ -82,7 +82,9 @@ extension ActiveObject {
     // MARK: Writing
 
     /// Inserts the object when it has no `id`, otherwise updates the columns that changed
-    /// (and runs no SQL at all when nothing changed).
+    /// (and runs no SQL at all when nothing changed). An object with an `id` that does not
+    /// hold its row — the id was set by hand, or the object was deleted — is written whole:
+    /// inserted with that id, or replacing every column of the row with that id.
     ///
     /// Runs `validate()`, `willSave()`, the write, then `didSave()`. If anything throws,
     /// nothing is written and the object keeps its state (`id`, changes), so a retry works.
@@ -97,7 +99,14 @@ extension ActiveObject {
     ///   ``ActiveObjectError/invalidValue(table:column:reason:)``, ``ActiveObjectError/recordNotFound(table:id:)``
     ///   (the row was deleted meanwhile), or ``DatabaseError`` (constraints, busy…).
     public func save() throws {
-        try write(id == nil ? .insert : .save)
+        if id == nil {
+            try write(.insert)
+        } else if !isPersisted {
+            // An id set by hand, or a deleted object: the object stands for the whole row.
+            try write(.replaceRow)
+        } else {
+            try write(.save)
+        }
     }
 
     /// Inserts the object as a new row (with its `id` when set), even if it was saved before.
@@ -114,7 +123,7 @@ extension ActiveObject {
     /// would delete the old row and cascade). The object's `id` is set to the row's.
     public func upsert() throws { try write(.upsert) }
 
-    enum WriteKind { case save, insert, update, upsert }
+    enum WriteKind { case save, insert, update, upsert, replaceRow }
 
     private func write(_ kind: WriteKind) throws {
         let (schema, database) = try schemaAndDatabase()
@@ -135,6 +144,10 @@ extension ActiveObject {
                     try connection.execute(schema.insertSQL, values)
                     id = connection.lastInsertRowID
                 }
+                return true
+            case .replaceRow:
+                // Insert with this id, or update every column of the row that has it.
+                try connection.execute(schema.saveWholeRowSQL, [.integer(id!)] + values)
                 return true
             case .upsert:
                 let sql = id == nil ? schema.upsertSQL : schema.upsertWithIDSQL
@@ -169,8 +182,8 @@ extension ActiveObject {
     }
 
     /// Deletes the object's row. Runs `willDelete()` first (throwing cancels) and
-    /// `didDelete()` after. The object keeps its values and its `id`; `insert()` puts the
-    /// row back, while `save()`/`update()` then throw ``ActiveObjectError/recordNotFound(table:id:)``.
+    /// `didDelete()` after. The object keeps its values and its `id`: `save()` puts the row
+    /// back with the same id, while `update()` throws ``ActiveObjectError/recordNotFound(table:id:)``.
     ///
     /// - Returns: true when a row was deleted; false when the object had no `id` or its row
     ///   was already gone.

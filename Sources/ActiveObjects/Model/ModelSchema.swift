@@ -51,6 +51,9 @@ final class ModelSchema: @unchecked Sendable {
     let insertWithIDSQL: SharedSQL
     let upsertSQL: SharedSQL
     let upsertWithIDSQL: SharedSQL
+    /// Insert with an id, or update every column of the row with that id (conflicts on the
+    /// primary key only).
+    let saveWholeRowSQL: SharedSQL
     let deleteByIDSQL: SharedSQL
     let existsByIDSQL: SharedSQL
 
@@ -122,6 +125,9 @@ final class ModelSchema: @unchecked Sendable {
             : "ON CONFLICT DO UPDATE SET \(assignments)"
         upsertSQL = SharedSQL("\(insert) \(conflict) RETURNING \(key)")
         upsertWithIDSQL = SharedSQL("\(insertWithID) \(conflict) RETURNING \(key)")
+        saveWholeRowSQL = SharedSQL(assignments.isEmpty
+            ? "\(insertWithID) ON CONFLICT(\(key)) DO NOTHING"
+            : "\(insertWithID) ON CONFLICT(\(key)) DO UPDATE SET \(assignments)")
         deleteByIDSQL = SharedSQL("DELETE FROM \(table) WHERE \(key) = ?")
         existsByIDSQL = SharedSQL("SELECT 1 FROM \(table) WHERE \(key) = ?")
     }
