@@ -140,6 +140,30 @@ final class LegacyTemplateCity: SchemaTestModel {
         #expect(try masterSQL(fx.db, "Person") == ["table Person: CREATE TABLE Person (objectId INTEGER PRIMARY KEY, name TEXT, age INTEGER, income FLOAT, birthdate FLOAT)"])
     }
 
+    @Test func rebuildingALegacyTableKeepsItsKeysAndDateFormat() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path("oc-rebuild.sqlite")
+        try Self.buildFile(path, [
+            ("CREATE TABLE Person (objectId INTEGER PRIMARY KEY, name TEXT, age INTEGER, income FLOAT, birthdate FLOAT, nickname TEXT)", []),
+            ("INSERT INTO Person (objectId, name, age, income, birthdate, nickname) VALUES (?, ?, ?, ?, ?, ?)",
+             [7, "Joe", 30, 1.5, 433_036_800.25, "J"]),
+            ("INSERT INTO Person (objectId, name, age, income, birthdate, nickname) VALUES (?, ?, ?, ?, ?, ?)",
+             [42, nil as String?, 41, 0.0, nil as Double?, nil as String?]),
+        ])
+        let fx = try SchemaFixture(path: path)
+        // The model does not declare `nickname`, and says REAL where the table says FLOAT.
+        try fx.run { try LegacyOCPerson.migrate(rebuildingTable: true) }
+        #expect(try columnNames(fx.db, "Person") == ["objectId", "name", "age", "income", "birthdate"])
+        let rows = try fx.db.rows("SELECT objectId, name, age, income, typeof(birthdate) AS t, birthdate FROM Person ORDER BY objectId")
+        #expect(rows.map(\.values) == [
+            [7, "Joe", 30, 1.5, "real", 433_036_800.25],
+            [42, nil, 41, 0.0, "null", nil],
+        ])
+        try fx.run { () throws in
+            #expect(try LegacyOCPerson.find(id: 7)?.birthdate == Date(timeIntervalSince1970: 433_036_800.25))
+        }
+    }
+
     // MARK: FMPersisting
 
     @Test func fmPersistingTable() throws {
