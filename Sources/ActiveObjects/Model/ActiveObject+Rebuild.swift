@@ -18,8 +18,8 @@ extension ActiveRecord where Self: ActiveObject {
     ///    integer column) throws ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)``
     ///    and **nothing changes**; columns the model no longer declares are dropped;
     /// 3. drop the old table, rename the new one;
-    /// 4. recreate the old indexes and triggers (those whose columns still exist) and the
-    ///    model's declared indexes;
+    /// 4. recreate the old indexes and triggers (those whose columns still exist), the old
+    ///    table's `UNIQUE` constraints as unique indexes, and the model's declared indexes;
     /// 5. `PRAGMA foreign_key_check`, then commit.
     ///
     /// No row is ever lost silently: the rebuild either copies every row or changes nothing.
@@ -66,6 +66,12 @@ extension ActiveRecord where Self: ActiveObject {
         for object in shape.indexesAndTriggers where object.columns.allSatisfy({ kept.contains($0.lowercased()) }) {
             try connection.execute(object.sql)
         }
+        // UNIQUE constraints of the old table live on as unique indexes.
+        for columns in shape.uniqueConstraints where columns.allSatisfy({ kept.contains($0.lowercased()) }) {
+            let name = SQLIdentifier.quote(([schema.tableName] + columns + ["unique"]).joined(separator: "_"))
+            let list = columns.map(SQLIdentifier.quote).joined(separator: ", ")
+            try connection.execute("CREATE UNIQUE INDEX IF NOT EXISTS \(name) ON \(schema.quotedTable)(\(list))")
+        }
         for statement in ddl.indexSQL { try connection.execute(statement) }
         try ForeignKeys.check(connection)
     }
@@ -89,6 +95,8 @@ struct TableShape {
     /// (from column, parent table, on delete) for each foreign key.
     let foreignKeys: [(from: String, table: String, onDelete: String)]
     let indexesAndTriggers: [SchemaObject]
+    /// The columns of each `UNIQUE` table constraint (automatic indexes, which have no SQL).
+    let uniqueConstraints: [[String]]
 
     init(_ connection: Connection, table: String) throws {
         let quoted = SQLIdentifier.quote(table)
@@ -109,6 +117,11 @@ struct TableShape {
                 ? try connection.rows("PRAGMA index_info(\(SQLIdentifier.quote(name)))").compactMap { try $0["name"] as String? }
                 : []
             return SchemaObject(sql: try row["sql"], columns: columns)
+        }
+        uniqueConstraints = try connection.rows("PRAGMA index_list(\(quoted))").compactMap { row in
+            guard try row["origin"] as String == "u" else { return nil }
+            let name: String = try row["name"]
+            return try connection.rows("PRAGMA index_info(\(SQLIdentifier.quote(name)))").map { try $0["name"] as String }
         }
     }
 

@@ -189,15 +189,29 @@ public struct HasMany<Child: ActiveObject> {
     }
 
     /// Makes `child` one of the children: sets its foreign key and saves it. A parent that was
-    /// never saved is saved first; both writes happen in one transaction.
+    /// never saved is saved first; both writes happen in one transaction. When anything throws,
+    /// nothing is written and both objects keep their previous state (a new parent stays new).
     public func add(_ child: Child) throws {
         let (key, schema) = try key()
         let parentType = Swift.type(of: parent)
         guard let database = parentType.database else { throw ActiveObjectError.noDatabase(model: "\(parentType)") }
-        try database.transaction {
-            if parent.id == nil { try parent.save() }
-            try child.setIntegerValue(parent.id, atSlot: key.foreignKeySlot, schema: schema)
-            try child.save()
+        let parentState = (id: parent.id, persisted: parent.persistedValues)
+        let childState = (id: child.id, persisted: child.persistedValues,
+                          key: try child.integerValue(atSlot: key.foreignKeySlot, schema: schema))
+        do {
+            try database.transaction {
+                if parent.id == nil { try parent.save() }
+                try child.setIntegerValue(parent.id, atSlot: key.foreignKeySlot, schema: schema)
+                try child.save()
+            }
+        } catch {
+            // The transaction was rolled back: so is what the saves recorded in the objects.
+            parent.id = parentState.id
+            parent.persistedValues = parentState.persisted
+            child.id = childState.id
+            child.persistedValues = childState.persisted
+            try? child.setIntegerValue(childState.key, atSlot: key.foreignKeySlot, schema: schema)
+            throw error
         }
         parent.preloadedRelations?[key] = nil
     }
