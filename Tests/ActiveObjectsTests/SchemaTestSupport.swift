@@ -130,5 +130,4 @@ func foreignKeyList(_ db: Database, _ table: String) throws -> [ForeignKeyShape]
 extension ActiveObjectError {
     var isMigrationFailed: Bool { if case .migrationFailed = self { true } else { false } }
     var isDuplicateMigration: Bool { if case .duplicateMigration = self { true } else { false } }
-    var isRecordNotFound: Bool { if case .recordNotFound = self { true } else { false } }
 }

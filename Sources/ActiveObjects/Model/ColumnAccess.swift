@@ -196,6 +196,16 @@ class ColumnAccessor {
         }
     }
 
+    /// Stores a value the way an assignment to the property does: the value before the
+    /// change is kept as the original, so `save()` sees the column as changed.
+    final func assign(_ value: DatabaseValue, into object: UnsafeMutableRawPointer, context: ValueContext) -> Bool {
+        rememberOriginal(in: object)
+        return load(value, into: object, context: context)
+    }
+
+    /// Keeps the current value as the original unless one is kept already.
+    func rememberOriginal(in object: UnsafeMutableRawPointer) { fatalError("abstract") }
+
     /// The generic reading of the original value at `pointer`.
     func originalValueSlowly(from pointer: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue? {
         fatalError("abstract")
@@ -245,6 +255,13 @@ final class ValueColumnAccessor<Value: ColumnValue>: ColumnAccessor {
         pointer.assumingMemoryBound(to: Value?.self).pointee = nil
     }
 
+    override func rememberOriginal(in object: UnsafeMutableRawPointer) {
+        let original = (object + originalOffset).assumingMemoryBound(to: Value?.self)
+        if original.pointee == nil {
+            original.pointee = (object + valueOffset).assumingMemoryBound(to: Value.self).pointee
+        }
+    }
+
     override func setSlot(_ slot: Int, in object: UnsafeMutableRawPointer) {
         (object + offset).assumingMemoryBound(to: Wrapper.self).pointee.slot = slot
     }
@@ -285,6 +302,13 @@ final class JSONColumnAccessor<Value: Codable>: ColumnAccessor {
 
     override func forgetOriginalSlowly(at pointer: UnsafeMutableRawPointer) {
         pointer.assumingMemoryBound(to: Value?.self).pointee = nil
+    }
+
+    override func rememberOriginal(in object: UnsafeMutableRawPointer) {
+        let original = (object + originalOffset).assumingMemoryBound(to: Value?.self)
+        if original.pointee == nil {
+            original.pointee = (object + valueOffset).assumingMemoryBound(to: Value.self).pointee
+        }
     }
 
     override func setSlot(_ slot: Int, in object: UnsafeMutableRawPointer) {

@@ -33,7 +33,7 @@ extension ActiveObject {
     func setIntegerValue(_ value: Int64?, atSlot slot: Int, schema: ModelSchema) throws {
         let stored: DatabaseValue = value.map { .integer($0) } ?? .null
         let loaded = withUnsafeObjectPointer { base in
-            schema.columns[slot].accessor.load(stored, into: base, context: ValueContext())
+            schema.columns[slot].accessor.assign(stored, into: base, context: ValueContext())
         }
         guard loaded else {
             throw ActiveObjectError.invalidValue(table: schema.tableName, column: schema.columns[slot].name,
@@ -195,8 +195,8 @@ public struct HasMany<Child: ActiveObject> {
         let (key, schema) = try key()
         let parentType = Swift.type(of: parent)
         guard let database = parentType.database else { throw ActiveObjectError.noDatabase(model: "\(parentType)") }
-        let parentState = (id: parent.id, persisted: parent.persistedValues)
-        let childState = (id: child.id, persisted: child.persistedValues,
+        let parentState = (id: parent.id, persisted: parent.isPersisted)
+        let childState = (id: child.id, persisted: child.isPersisted,
                           key: try child.integerValue(atSlot: key.foreignKeySlot, schema: schema))
         do {
             try database.transaction {
@@ -207,9 +207,9 @@ public struct HasMany<Child: ActiveObject> {
         } catch {
             // The transaction was rolled back: so is what the saves recorded in the objects.
             parent.id = parentState.id
-            parent.persistedValues = parentState.persisted
+            parent.isPersisted = parentState.persisted
             child.id = childState.id
-            child.persistedValues = childState.persisted
+            child.isPersisted = childState.persisted
             try? child.setIntegerValue(childState.key, atSlot: key.foreignKeySlot, schema: schema)
             throw error
         }
