@@ -37,8 +37,8 @@ enum TypeMapping {
     /// | contains CHAR, CLOB, TEXT | `String` |
     /// | contains BLOB | `Data` |
     /// | contains REAL, FLOA, DOUB | `Double` |
-    /// | anything else (NUMERIC, DECIMAL(10,2), MONEY…) | `Decimal` |
-    /// | none | `String`, with a note |
+    /// | NUMERIC, DECIMAL(10,2), NUMBER, MONEY | `Decimal` (reads the INTEGER, REAL or TEXT SQLite stores) |
+    /// | none, or anything else (TIME, JSON, UUID…) | `String`, with a note |
     static func swiftType(declared: String, isKey: Bool) -> (type: SwiftType, note: String?) {
         let upper = declared.uppercased()
         let base = upper.split(separator: "(").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
@@ -54,7 +54,8 @@ enum TypeMapping {
         if upper.contains("CHAR") || upper.contains("CLOB") || upper.contains("TEXT") { return (.string, nil) }
         if upper.contains("BLOB") { return (.data, nil) }
         if upper.contains("REAL") || upper.contains("FLOA") || upper.contains("DOUB") { return (.double, nil) }
-        return (.decimal, nil)
+        if ["NUMERIC", "DECIMAL", "NUMBER", "MONEY"].contains(where: { upper.contains($0) }) { return (.decimal, nil) }
+        return (.string, "declared type \(declared) is not a known type: mapped to String")
     }
 
     /// Whether the declared type has INTEGER affinity (or none), so the column can hold a key.
