@@ -95,6 +95,10 @@ struct GeneratorEndToEndTests {
             "    // no declared type: mapped to String",
             "    @Column var untyped: String? = nil",
             "    @Column(\"a_null_default\") var aNullDefault: Int? = nil",
+            "    @Column var database: String? = nil",
+            "    @Column(\"table_name\") var tableName: String? = nil",
+            "    // declared type TIME is not a known type: mapped to String",
+            "    @Column(\"a_time\") var aTime: String? = nil",
             // names
             "    @Column var `class`: String = \"user\"",
             "    @Column var `where`: String? = nil",

@@ -36,7 +36,12 @@ CREATE TABLE every_types (
     a_numeric NUMERIC NOT NULL DEFAULT 7,
     a_decimal DECIMAL(10, 2) NOT NULL DEFAULT 0.10,
     untyped,
-    a_null_default INTEGER DEFAULT NULL
+    a_null_default INTEGER DEFAULT NULL,
+    database TEXT,                          -- names of ActiveObject class members
+    table_name TEXT,
+    type TEXT,
+    a_time TIME,                            -- not a known type
+    a_json JSON
 );
 
 -- Self reference, a primary key not named id, a single-column partial and expression index.
