@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "ActiveObjects", targets: ["ActiveObjects"]),
         .executable(name: "Sample", targets: ["Sample"]),
+        .executable(name: "activeobjects-gen", targets: ["activeobjects-gen"]),
     ],
     targets: [
         .systemLibrary(
@@ -23,6 +24,23 @@ let package = Package(
             name: "Sample",
             dependencies: ["ActiveObjects"],
             path: "Sample"
+        ),
+        // The code generator: the logic is a library so that tests can call it directly;
+        // it reads schemas through ActiveObjects and splits .sql scripts with sqlite3_complete.
+        .target(
+            name: "ActiveObjectsGenerator",
+            dependencies: ["ActiveObjects", "CSQLite"],
+            path: "Sources/ActiveObjectsGenerator"
+        ),
+        .executableTarget(
+            name: "activeobjects-gen",
+            dependencies: ["ActiveObjectsGenerator"],
+            path: "Sources/activeobjects-gen"
+        ),
+        .testTarget(
+            name: "ActiveObjectsGeneratorTests",
+            dependencies: ["ActiveObjectsGenerator", "ActiveObjects"],
+            path: "Tests/ActiveObjectsGeneratorTests"
         ),
         .testTarget(
             name: "ActiveObjectsTests",

@@ -1,0 +1,52 @@
+import ActiveObjects
+
+/// Generates `ActiveObject` model classes from an existing schema: the engine of
+/// `activeobjects-gen`.
+///
+/// ```swift
+/// var options = Generator.Options()
+/// options.naming = .snake
+/// let output = try Generator.generate(schemaAt: "people.sqlite", options: options)
+/// print(output.source)               // import ActiveObjects … final class Person: ActiveObject { … }
+/// output.warnings                    // ["skipping table tags: composite primary key (a, b)"]
+/// ```
+public enum Generator {
+    /// What to generate.
+    public struct Options: Sendable, Equatable {
+        /// The tables to generate (all of them when empty); matched case-insensitively.
+        public var tables: [String] = []
+        /// How the generated models map property names to column names.
+        public var naming: NamingConvention = .asIs
+
+        /// Creates the default options: every table, `as-is` naming.
+        public init() {}
+    }
+
+    /// The generated source and what was left out.
+    public struct Output: Sendable, Equatable {
+        /// The Swift file: a header, the imports, one class per table.
+        public var source: String
+        /// One line per skipped table, with the reason.
+        public var warnings: [String]
+    }
+
+    /// Generates models for the schema at `path`: an SQLite database (opened read-only, never
+    /// written) or a `.sql` script of CREATE statements (run into an in-memory database).
+    ///
+    /// - Throws: ``GeneratorError`` — missing file, not a database, a failing statement of the
+    ///   script (with its line), no tables, an unknown `--table`.
+    public static func generate(schemaAt path: String, options: Options = Options()) throws -> Output {
+        let db = try SchemaSource.open(path)
+        defer { try? db.close() }
+        return try generate(database: db, sourceName: SchemaSource.fileName(path), options: options)
+    }
+
+    /// Generates models for the tables of an open database; `sourceName` is what the header names.
+    /// - Throws: ``GeneratorError``, or ``DatabaseError`` when the schema cannot be read.
+    public static func generate(database: Database, sourceName: String, options: Options = Options()) throws -> Output {
+        let tables = try SchemaReader.tables(in: database)
+        let plan = try ModelPlan(tables: tables, selected: options.tables, naming: options.naming, sourceName: sourceName)
+        return Output(source: SwiftWriter.source(for: plan),
+                      warnings: plan.skipped.map { "skipping table \($0.table): \($0.reason)" })
+    }
+}

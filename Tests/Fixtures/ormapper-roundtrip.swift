@@ -1,0 +1,60 @@
+// The round trip .ci/check-generated runs against the models generated from ormapper.sql
+// (with --naming snake): create every table, save one row through each class, read it back.
+import ActiveObjects
+import Foundation
+
+func check(_ condition: Bool, _ message: String) {
+    if !condition {
+        FileHandle.standardError.write(Data("round trip failed: \(message)\n".utf8))
+        exit(1)
+    }
+}
+
+let db = try Database.inMemory()
+ActiveObject.defaultDatabase = db
+try Group.createTable()
+try Person.createTable()
+
+// Group
+let group = Group()
+group.name = "Admins"
+group.default = true
+group.createdAt = Date(timeIntervalSince1970: 1_700_000_000)
+try group.save()
+guard let groupID = group.id else { fatalError("Group.save() set no id") }
+let loadedGroup = try Group.find(id: groupID)
+check(loadedGroup?.name == "Admins", "Group.name")
+check(loadedGroup?.default == true, "Group.default")
+check(loadedGroup?.createdAt == group.createdAt, "Group.createdAt")
+
+// Person, through the foreign key
+let person = Person()
+person.groupId = groupID
+person.firstName = "Joe"
+person.lastName = "Doe"
+person.email = "joe@example.com"
+person.age = 30
+person.income = 1234.5
+person.active = false
+person.birthdate = Date(timeIntervalSince1970: 315_532_800)
+person.photo = Data([0xCA, 0xFE])
+person.order = 2
+person.balance = Decimal(string: "12.34")!
+try person.save()
+guard let personID = person.id else { fatalError("Person.save() set no id") }
+let loadedPerson = try Person.find(id: personID)
+check(loadedPerson?.firstName == "Joe" && loadedPerson?.lastName == "Doe", "Person names")
+check(loadedPerson?.email == "joe@example.com", "Person.email")
+check(loadedPerson?.age == 30 && loadedPerson?.income == 1234.5, "Person numbers")
+check(loadedPerson?.active == false, "Person.active")
+check(loadedPerson?.birthdate == person.birthdate, "Person.birthdate")
+check(loadedPerson?.photo == Data([0xCA, 0xFE]), "Person.photo")
+check(loadedPerson?.order == 2, "Person.order")
+check(loadedPerson?.balance == Decimal(string: "12.34")!, "Person.balance")
+
+// The relations
+check(try loadedPerson?.group.get()?.name == "Admins", "Person.group")
+check(try group.people.count() == 1, "Group.people")
+check(try group.people.all().first?.id == personID, "Group.people.all()")
+
+print("generated models round-trip: Group #\(groupID), Person #\(personID)")
