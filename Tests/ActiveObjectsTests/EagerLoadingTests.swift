@@ -52,6 +52,33 @@ final class EagerBadge: SchemaTestModel {
         statements.filter { $0.uppercased().hasPrefix("SELECT") }
     }
 
+    @Test func eachAndCursorEagerLoadInBatches() throws {
+        let fx = try SchemaFixture()
+        let count = Query<EagerPerson>.preloadBatchSize + 44   // two batches
+        try Self.populate(fx, groups: 7, people: count)
+        let query = EagerPerson.all.order(by: "id").including(\.group)
+
+        var viaEach: [String] = []
+        let eachSQL = try fx.statements { () throws in
+            try fx.run { try query.each { viaEach.append((try $0.group.get())?.name ?? "-") } }
+        }
+        // Per batch: the rows' SELECT is one statement, plus one SELECT of their groups.
+        #expect(Self.selects(eachSQL).count == 1 + 2, "\(eachSQL)")
+
+        var viaCursor: [String] = []
+        let cursorSQL = try fx.statements { () throws in
+            try fx.run {
+                let cursor = try query.cursor()
+                while let person = try cursor.next() { viaCursor.append((try person.group.get())?.name ?? "-") }
+            }
+        }
+        #expect(Self.selects(cursorSQL).count == 1 + 2, "\(cursorSQL)")
+
+        let expected = (0..<count).map { $0 % 5 == 4 ? "-" : "g\($0 % 7)" }
+        #expect(viaEach == expected)
+        #expect(viaCursor == expected)
+    }
+
     @Test func belongsToIsLoadedWithTwoSelects() throws {
         let fx = try SchemaFixture()
         try Self.populate(fx, groups: 3, people: 20)

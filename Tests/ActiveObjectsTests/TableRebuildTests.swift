@@ -150,6 +150,24 @@ struct TableSnapshot: Equatable {
         }
     }
 
+    @Test func aRebuildKeepsAutoincrementAndItsHighWaterMark() throws {
+        let fx = try SchemaFixture()
+        // The way FMPersisting declared its tables.
+        try fx.db.execute("CREATE TABLE rb_drop (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL DEFAULT '', age INTEGER NOT NULL DEFAULT 0, obsolete TEXT)")
+        for name in ["Ann", "Bob", "Cid"] { try fx.db.execute("INSERT INTO rb_drop (name) VALUES (?)", [name]) }
+        try fx.db.execute("DELETE FROM rb_drop WHERE name = 'Cid'")   // highest id 3 is gone
+
+        try fx.run { try RBDropV2.migrate(rebuildingTable: true) }
+        let sql: String? = try fx.db.scalar("SELECT sql FROM sqlite_master WHERE name = 'rb_drop'")
+        #expect(sql?.contains("AUTOINCREMENT") == true)
+        #expect(try columnNames(fx.db, "rb_drop") == ["id", "name", "age"])
+        try fx.run {
+            let p = RBDropV2(); p.name = "Dee"
+            try p.save()
+            #expect(p.id == 4, "id 3 was used before the rebuild and must not come back")
+        }
+    }
+
     @Test func changingATypeConvertsEveryValue() throws {
         let fx = try SchemaFixture()
         try fx.run {

@@ -43,7 +43,8 @@ extension ActiveRecord where Self: ActiveObject {
 
     private static func rebuild(schema: ModelSchema, shape: TableShape, context: ValueContext, connection: Connection) throws {
         let temporary = "_activeobjects_rebuild_\(schema.tableName)"
-        let ddl = try SchemaDDL(schema: schema, context: context, tableName: temporary)
+        let ddl = try SchemaDDL(schema: schema, context: context, tableName: temporary,
+                                autoIncrement: shape.isAutoIncrement)
         try connection.execute("DROP TABLE IF EXISTS \(SQLIdentifier.quote(temporary))")
         try connection.execute(ddl.createTableSQL)
 
@@ -60,8 +61,16 @@ extension ActiveRecord where Self: ActiveObject {
             try connection.execute(insert, [object.id.map { .integer($0) } ?? .null] + values)
         }
 
+        // AUTOINCREMENT's high-water mark may be above the largest id left: carry it over.
+        let sequence = shape.isAutoIncrement
+            ? try connection.scalarValue("SELECT seq FROM sqlite_sequence WHERE name = ?", [.text(schema.tableName)])
+            : nil
         try connection.execute("DROP TABLE \(schema.quotedTable)")
         try connection.execute("ALTER TABLE \(SQLIdentifier.quote(temporary)) RENAME TO \(schema.quotedTable)")
+        if case .integer(let highest)? = sequence {
+            try connection.execute("UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = ?",
+                                   [.integer(highest), .text(schema.tableName)])
+        }
         let kept = Set(schema.columns.map { $0.name.lowercased() } + [schema.primaryKey.lowercased()])
         for object in shape.indexesAndTriggers where object.columns.allSatisfy({ kept.contains($0.lowercased()) }) {
             try connection.execute(object.sql)
@@ -97,6 +106,9 @@ struct TableShape {
     let indexesAndTriggers: [SchemaObject]
     /// The columns of each `UNIQUE` table constraint (automatic indexes, which have no SQL).
     let uniqueConstraints: [[String]]
+    /// Whether the primary key is `AUTOINCREMENT` (ids of deleted rows never reused); a
+    /// rebuild keeps that promise.
+    let isAutoIncrement: Bool
 
     init(_ connection: Connection, table: String) throws {
         let quoted = SQLIdentifier.quote(table)
@@ -118,6 +130,9 @@ struct TableShape {
                 : []
             return SchemaObject(sql: try row["sql"], columns: columns)
         }
+        let tableSQL: String? = try connection.rows(
+            "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)]).first?["sql"]
+        isAutoIncrement = tableSQL?.uppercased().contains("AUTOINCREMENT") ?? false
         uniqueConstraints = try connection.rows("PRAGMA index_list(\(quoted))").compactMap { row in
             guard try row["origin"] as String == "u" else { return nil }
             let name: String = try row["name"]

@@ -50,7 +50,7 @@ struct SchemaDDL {
     let columnDefinitions: [String]
     let indexSQL: [String]
 
-    init(schema: ModelSchema, context: ValueContext, tableName: String? = nil) throws {
+    init(schema: ModelSchema, context: ValueContext, tableName: String? = nil, autoIncrement: Bool = false) throws {
         let defaults = try schema.prototype.encodedValues(schema: schema, context: context)
         var definitions: [String] = []
         var indexes: [String] = []
@@ -74,7 +74,8 @@ struct SchemaDDL {
         }
         columnDefinitions = definitions
         indexSQL = indexes
-        let all = ["\(schema.quotedPrimaryKey) INTEGER PRIMARY KEY"] + definitions
+        let key = "\(schema.quotedPrimaryKey) INTEGER PRIMARY KEY" + (autoIncrement ? " AUTOINCREMENT" : "")
+        let all = [key] + definitions
         let table = tableName.map(SQLIdentifier.quote) ?? schema.quotedTable
         createTableSQL = "CREATE TABLE IF NOT EXISTS \(table) (\(all.joined(separator: ", ")))"
     }

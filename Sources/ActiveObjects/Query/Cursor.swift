@@ -1,3 +1,5 @@
+import Foundation
+
 /// Pulls the objects of a query one at a time, so that any number of rows can be walked in
 /// constant memory.
 ///
@@ -14,9 +16,19 @@ public final class Cursor<Model: ActiveObject> {
     private let database: Database
     private var statement: Statement?
     private let loader: ObjectLoader
+    /// Eager loading of the query's relations, for a batch of objects (nil without `including`).
+    private let preload: (([Model]) throws -> Void)?
+    private let batchSize: Int
+    /// Objects read ahead and preloaded, not yet returned.
+    private var pending: [Model] = []
+    /// When the cursor started, for the trace hook (reported when it closes).
+    private let start = DispatchTime.now().uptimeNanoseconds
 
-    init(sql: String, arguments: [DatabaseValue], schema: ModelSchema, database: Database, context: ValueContext) throws {
+    init(sql: String, arguments: [DatabaseValue], schema: ModelSchema, database: Database, context: ValueContext,
+         preload: (([Model]) throws -> Void)? = nil, batchSize: Int = 1) throws {
         self.database = database
+        self.preload = preload
+        self.batchSize = Swift.max(1, batchSize)
         // A cursor owns its own statement (never a cached one): it stays open across calls.
         let statement = try database.withConnection { connection -> Statement in
             let statement = try connection.prepare(sql)
@@ -32,13 +44,25 @@ public final class Cursor<Model: ActiveObject> {
     ///   is closed), or ``ActiveObjectError/databaseClosed``.
     public func next() throws -> Model? {
         try database.withConnection { _ in
+            if !pending.isEmpty { return pending.removeFirst() }
             guard let statement else { return nil }
             do {
-                guard try statement.step() else {
-                    close()
-                    return nil
+                guard let preload else {
+                    guard try statement.step() else {
+                        close()
+                        return nil
+                    }
+                    return unsafeDowncast(try loader.load(from: statement), to: Model.self)
                 }
-                return unsafeDowncast(try loader.load(from: statement), to: Model.self)
+                // With `including`, read a batch ahead so its relations load in one query.
+                var batch: [Model] = []
+                while batch.count < batchSize, try statement.step() {
+                    batch.append(unsafeDowncast(try loader.load(from: statement), to: Model.self))
+                }
+                if batch.count < batchSize { close() }
+                try preload(batch)
+                pending = batch
+                return pending.isEmpty ? nil : pending.removeFirst()
             } catch {
                 close()
                 throw error
@@ -49,8 +73,10 @@ public final class Cursor<Model: ActiveObject> {
     /// Ends the cursor early and releases its statement (and read transaction). Idempotent.
     public func close() {
         database.connection.lock.withLock {
-            statement?.finalize()
-            statement = nil
+            guard let statement else { return }
+            statement.finalize()
+            self.statement = nil
+            database.connection.options.traceHandler?(statement.sql, DispatchTime.now().uptimeNanoseconds &- start)
         }
     }
 

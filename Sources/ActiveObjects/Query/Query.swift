@@ -239,16 +239,36 @@ public struct Query<Model: ActiveObject> {
         }
     }
 
-    /// Calls `body` with each matching object, one row in memory at a time. The database is
-    /// held for the whole iteration (other threads wait; `body` may use the database). If
-    /// `body` throws, the iteration stops, the statement is reset, and the error is rethrown.
+    /// How many objects `each` and cursors gather before eager-loading their relations
+    /// (only when the query has `including(_:)`): one extra query per relation per batch.
+    static var preloadBatchSize: Int { 256 }
+
+    /// Calls `body` with each matching object, one row in memory at a time (with
+    /// `including(_:)`, a batch of ``preloadBatchSize`` rows, so that relations still load in
+    /// one query per batch). The database is held for the whole iteration (other threads wait;
+    /// `body` may use the database). If `body` throws, the iteration stops, the statement is
+    /// reset, and the error is rethrown.
     public func each(_ body: (Model) throws -> Void) throws {
         let compiled = try compile()
         try compiled.database.withConnection { connection in
             try connection.withStatement(compiled.schema.selectSQL + compiled.tail, compiled.tailArguments) { statement in
                 let loader = ObjectLoader(canonicalFor: compiled.schema, context: compiled.context)
-                while try statement.step() {
-                    try body(unsafeDowncast(try loader.load(from: statement), to: Model.self))
+                guard !preloaders.isEmpty else {
+                    while try statement.step() {
+                        try body(unsafeDowncast(try loader.load(from: statement), to: Model.self))
+                    }
+                    return
+                }
+                var batch: [Model] = []
+                var more = true
+                while more {
+                    batch.removeAll(keepingCapacity: true)
+                    while batch.count < Self.preloadBatchSize, try statement.step() {
+                        batch.append(unsafeDowncast(try loader.load(from: statement), to: Model.self))
+                    }
+                    more = batch.count == Self.preloadBatchSize
+                    try preload(batch)
+                    for object in batch { try body(object) }
                 }
             }
         }
@@ -258,8 +278,10 @@ public struct Query<Model: ActiveObject> {
     /// `while let person = try cursor.next() { … }`. See ``Cursor``.
     public func cursor() throws -> Cursor<Model> {
         let compiled = try compile()
+        let preload: (([Model]) throws -> Void)? = preloaders.isEmpty ? nil : { try self.preload($0) }
         return try Cursor(sql: compiled.schema.selectSQL + compiled.tail, arguments: compiled.tailArguments,
-                          schema: compiled.schema, database: compiled.database, context: compiled.context)
+                          schema: compiled.schema, database: compiled.database, context: compiled.context,
+                          preload: preload, batchSize: Self.preloadBatchSize)
     }
 
     // MARK: Aggregates
