@@ -1,0 +1,229 @@
+import Foundation
+
+// The workloads of the issue, their sizes, the databases they run on, and the separate
+// processes that measure peak memory.
+
+struct Sizes {
+    var insertCount = 50_000
+    var tableRows = 100_000
+    var lookups = 20_000
+    var memoryRows = 1_000_000
+    var rounds = 10
+    var warmups = 1
+    var memoryRounds = 3
+
+    /// Only these workloads / contenders (for profiling one of them); nil = all.
+    var onlyWorkloads: Set<String>?
+    var onlyContenders: Set<String>?
+
+    static let full = Sizes()
+    static let quick = Sizes(insertCount: 5_000, tableRows: 10_000, lookups: 2_000, memoryRows: 100_000,
+                             rounds: 3, warmups: 1, memoryRounds: 1)
+}
+
+/// Contender names, in the order of the report's columns. The first is the reference.
+let contenderNames = ["raw-C", "ActiveObjects", "GRDB-Codable", "GRDB-hand"]
+let referenceName = "raw-C"
+let subjectName = "ActiveObjects"
+
+func makeContender(_ name: String, path: String) throws -> Contender {
+    switch name {
+    case "raw-C": return try RawContender(path: path)
+    case "ActiveObjects": return try ActiveObjectsContender(path: path)
+    case "GRDB-Codable": return try GRDBContender<CodableItem>(name: name, path: path)
+    case "GRDB-hand": return try GRDBContender<HandItem>(name: name, path: path)
+    default: throw BenchError("unknown contender \(name)")
+    }
+}
+
+/// Creates the table in a new database file (with a connection of its own, closed after).
+func createDatabase(at path: String) throws {
+    let connection = try RawConnection(path: path)
+    defer { connection.close() }
+    try connection.execute(createItemTableSQL)
+}
+
+/// Empties the table, writes `count` seeded rows and checkpoints, so that every contender
+/// reads the same rows from the same kind of file (main file, empty WAL).
+func populateDatabase(at path: String, count: Int, seed: UInt64) throws {
+    let connection = try RawConnection(path: path)
+    defer { connection.close() }
+    try connection.execute("DELETE FROM item")
+    try connection.populate(count: count, seed: seed)
+    try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+}
+
+// MARK: Timed workloads
+
+/// Runs one workload: warm-up rounds, then timed rounds; in each round every contender runs
+/// once, the starting contender rotating from round to round. `prepare` is not timed.
+/// Every run's checksum must equal the first one.
+func runWorkload(_ workload: String, contenders: [Contender], sizes: Sizes, report: inout Report,
+                 prepare: (Contender) throws -> Void = { _ in },
+                 body: (Contender) throws -> Int) throws {
+    if let only = sizes.onlyWorkloads, !only.contains(workload) { return }
+    for contender in contenders { report.register(workload, contender.name) }
+    var expected: Int?
+    for round in 0..<(sizes.warmups + sizes.rounds) {
+        for k in contenders.indices {
+            let contender = contenders[(k + round) % contenders.count]
+            try prepare(contender)
+            let (milliseconds, checksum) = try measure { try body(contender) }
+            if let expected, expected != checksum {
+                throw BenchError("\(workload): \(contender.name) computed checksum \(checksum), expected \(expected)")
+            }
+            expected = checksum
+            if round >= sizes.warmups { report.record(workload, contender.name, milliseconds) }
+        }
+    }
+    log("  \(workload): done")
+}
+
+func runTimedWorkloads(sizes: Sizes, directory: URL) throws -> Report {
+    // The same data for every contender, generated before anything is timed.
+    var rng = SplitMix64(seed: 0xA0B1_C2D3)
+    let insertSeeds = (0..<sizes.insertCount).map { _ in ItemSeed.make(using: &rng) }
+    var idRNG = SplitMix64(seed: 20_000)
+    let ids = (0..<sizes.lookups).map { _ in Int64(1 + idRNG.next() % UInt64(sizes.tableRows)) }
+
+    let names = contenderNames.filter { sizes.onlyContenders?.contains($0) ?? true }
+    var paths: [String: String] = [:]
+    for name in names {
+        let path = directory.appendingPathComponent("\(name).sqlite").path
+        try createDatabase(at: path)
+        paths[name] = path
+    }
+    let contenders = try names.map { try makeContender($0, path: paths[$0]!) }
+    defer { for contender in contenders { try? contender.close() } }
+
+    var report = Report()
+
+    // (1) insert: objects created and saved one by one, in one transaction.
+    log("insert \(sizes.insertCount) objects, one transaction")
+    try runWorkload("insert", contenders: contenders, sizes: sizes, report: &report,
+                    prepare: { contender in
+                        try contender.execute("DELETE FROM item")
+                        try contender.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                    },
+                    body: { try $0.insert(insertSeeds) })
+
+    // The read workloads share one populated table per contender.
+    log("populating \(sizes.tableRows) rows per database")
+    for name in names { try populateDatabase(at: paths[name]!, count: sizes.tableRows, seed: 0x5EED) }
+
+    // (2) fetch all rows as objects, into an array.
+    log("fetch all \(sizes.tableRows) rows as objects")
+    try runWorkload("fetch-all", contenders: contenders, sizes: sizes, report: &report) { try $0.fetchAll() }
+
+    // (3) find(id:) for random ids (the same ids, in the same order, for everyone).
+    log("find(id:) for \(sizes.lookups) random ids")
+    try runWorkload("find-id", contenders: contenders, sizes: sizes, report: &report) { try $0.find(ids: ids) }
+
+    // (4) stream every row through a closure.
+    log("each over \(sizes.tableRows) rows")
+    try runWorkload("each", contenders: contenders, sizes: sizes, report: &report) { try $0.each() }
+
+    return report
+}
+
+// MARK: Memory, in separate processes
+
+/// A memory measurement reported by a child process.
+struct MemoryResult {
+    let workload: String
+    let contender: String
+    let milliseconds: Double
+    let peakMiB: Double
+    let baselineMiB: Double
+}
+
+/// The memory budget of the issue, for the whole process.
+let memoryBudgetMiB = 64.0
+
+/// Builds the big table once, then for each mode and contender runs this executable again
+/// (`memory-child …`), so that each peak is that of a fresh process doing only that walk.
+func runMemoryWorkloads(sizes: Sizes, directory: URL) throws -> [MemoryResult] {
+    let path = directory.appendingPathComponent("memory.sqlite").path
+    log("memory: populating \(sizes.memoryRows) rows")
+    try createDatabase(at: path)
+    try populateDatabase(at: path, count: sizes.memoryRows, seed: 0x3E3)
+
+    var results: [MemoryResult] = []
+    for mode in ["each", "cursor"] {
+        for name in contenderNames {
+            let output = try runChild(["memory-child", path, name, mode, String(sizes.memoryRounds)])
+            for line in output.split(separator: "\n") where line.hasPrefix("BENCH ") || line.hasPrefix("PEAKRSS ") {
+                print(line)
+                if let result = parsePeakLine(String(line)) { results.append(result) }
+            }
+        }
+    }
+    return results
+}
+
+/// `PEAKRSS <workload> <contender> <peak_MiB> baseline=<MiB> ms=<ms>`
+func peakLine(_ r: MemoryResult) -> String {
+    "PEAKRSS \(r.workload) \(r.contender) \(format(r.peakMiB, decimals: 1)) baseline=\(format(r.baselineMiB, decimals: 1)) ms=\(format(r.milliseconds, decimals: 1))"
+}
+
+func parsePeakLine(_ line: String) -> MemoryResult? {
+    let f = line.split(separator: " ").map(String.init)
+    guard f.count == 6, f[0] == "PEAKRSS", let peak = Double(f[3]),
+          f[4].hasPrefix("baseline="), let baseline = Double(f[4].dropFirst(9)),
+          f[5].hasPrefix("ms="), let ms = Double(f[5].dropFirst(3)) else { return nil }
+    return MemoryResult(workload: f[1], contender: f[2], milliseconds: ms, peakMiB: peak, baselineMiB: baseline)
+}
+
+/// The child side: open one contender on the big table, walk it `rounds` times, print the
+/// median time and the process's peak resident memory.
+func runMemoryChild(path: String, contenderName: String, mode: String, rounds: Int) throws {
+    let contender = try makeContender(contenderName, path: path)
+    let baseline = peakResidentMiB() ?? 0
+    var samples: [Double] = []
+    for _ in 0..<max(1, rounds) {
+        let (milliseconds, _) = try measure { mode == "cursor" ? try contender.cursor() : try contender.each() }
+        samples.append(milliseconds)
+    }
+    try contender.close()
+    let workload = "memory-\(mode)"
+    let result = MemoryResult(workload: workload, contender: contenderName, milliseconds: medianOf(samples),
+                              peakMiB: peakResidentMiB() ?? 0, baselineMiB: baseline)
+    print("BENCH \(workload) \(contenderName) \(format(result.milliseconds, decimals: 3))")
+    print(peakLine(result))
+}
+
+func runChild(_ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: currentExecutablePath())
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw BenchError("child \(arguments) exited with \(process.terminationStatus)")
+    }
+    return String(decoding: data, as: UTF8.self)
+}
+
+func currentExecutablePath() -> String {
+    if let resolved = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+        return resolved
+    }
+    return Bundle.main.executablePath ?? CommandLine.arguments[0]
+}
+
+func printMemoryTable(_ results: [MemoryResult]) {
+    print("| walk | contender | median ms | peak RSS MiB (process) | before walking MiB | < \(Int(memoryBudgetMiB)) MiB |")
+    print("|---|---|---:|---:|---:|---|")
+    for r in results {
+        let verdict = r.peakMiB < memoryBudgetMiB ? "yes" : "NO"
+        print("| \(r.workload) | \(r.contender) | \(format(r.milliseconds, decimals: 1)) | \(format(r.peakMiB, decimals: 1)) | \(format(r.baselineMiB, decimals: 1)) | \(verdict) |")
+    }
+}
+
+/// Progress goes to stderr, so that stdout holds only the results.
+func log(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
