@@ -17,6 +17,10 @@ final class Connection {
     let valueContext: ValueContext
     /// Depth of nested ``Database/transaction(_:)`` calls (0 = none).
     var transactionDepth = 0
+    /// Undo actions for model objects written inside ``Database/transaction(_:)`` (their `id`
+    /// and snapshot before the write), run in reverse order when the transaction or savepoint
+    /// that wrote them rolls back, so the objects match the database again.
+    var rollbackActions: [() -> Void] = []
     /// How many statements were compiled; tests use it to prove the cache works.
     private(set) var preparedStatementCount = 0
 
@@ -33,6 +37,13 @@ final class Connection {
         self.path = path
         self.options = options
         self.valueContext = ValueContext(dateStrategy: options.dateStrategy)
+        // A directory opens read-only without complaint and then fails every read with an
+        // I/O error: refuse it up front with the same error as a read-write open.
+        var isDirectory: ObjCBool = false
+        if !path.hasPrefix("file:"), FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+           isDirectory.boolValue {
+            throw DatabaseError(extendedResultCode: .cannotOpen, message: "cannot open \(path): it is a directory")
+        }
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         flags |= options.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
         var handle: OpaquePointer?
@@ -83,6 +94,14 @@ final class Connection {
         }
         sqlite3_close(handle)
         sqliteConnection = nil
+    }
+
+    /// Runs, newest first, the undo actions recorded since `mark`, and forgets them.
+    func undoObjectWrites(from mark: Int) {
+        guard mark < rollbackActions.count else { return }
+        let actions = rollbackActions[mark...]
+        rollbackActions.removeSubrange(mark...)
+        for action in actions.reversed() { action() }
     }
 
     func checkOpen() throws -> OpaquePointer {

@@ -168,10 +168,17 @@ public final class Database: @unchecked Sendable {
     /// which avoids the deadlock-avoidance `busy` errors of deferred transactions.
     /// If SQLite already rolled the transaction back (after `full`, `ioError`, some `busy`
     /// errors), no second ROLLBACK is attempted and the original error is thrown.
+    ///
+    /// When the transaction (or a nested savepoint) rolls back, the model objects saved or
+    /// deleted inside it get back the `id` and change tracking they had before: an object
+    /// whose INSERT was rolled back has `id == nil` again and its changes pending, so saving
+    /// it again after the failure writes it (hooks such as `didSave()` are not undone).
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try withConnection { connection in
             let depth = connection.transactionDepth
             let savepoint = "activeobjects_\(depth)"
+            if depth == 0 { connection.rollbackActions.removeAll() }
+            let mark = connection.rollbackActions.count
             if depth == 0 {
                 try connection.execute("BEGIN IMMEDIATE")
             } else {
@@ -183,7 +190,7 @@ public final class Database: @unchecked Sendable {
                 result = try body()
             } catch {
                 connection.transactionDepth -= 1
-                rollBack(connection, depth: depth, savepoint: savepoint)
+                rollBack(connection, depth: depth, savepoint: savepoint, mark: mark)
                 throw error
             }
             connection.transactionDepth -= 1
@@ -197,14 +204,20 @@ public final class Database: @unchecked Sendable {
                 }
                 try connection.execute(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
             } catch {
-                rollBack(connection, depth: depth, savepoint: savepoint)
+                rollBack(connection, depth: depth, savepoint: savepoint, mark: mark)
                 throw error
             }
+            // Committed for good: nothing to undo. (A released savepoint's objects stay
+            // recorded: the enclosing transaction may still roll back.)
+            if depth == 0 { connection.rollbackActions.removeAll() }
             return result
         }
     }
 
-    private func rollBack(_ connection: Connection, depth: Int, savepoint: String) {
+    private func rollBack(_ connection: Connection, depth: Int, savepoint: String, mark: Int) {
+        // The objects saved or deleted since `mark` get back their id and snapshot: a
+        // rolled-back insert leaves `id == nil` and the changes pending, so a retry saves them.
+        connection.undoObjectWrites(from: mark)
         // After SQLITE_FULL, IOERR, BUSY or NOMEM the transaction may already be gone:
         // check before issuing ROLLBACK (https://www.sqlite.org/lang_transaction.html).
         guard !connection.isAutocommit else { return }

@@ -79,6 +79,18 @@ extension ActiveObject {
         return changedSlots(values, schema: schema, context: context).map { schema.columns[$0].name }
     }
 
+    /// Inside ``Database/transaction(_:)``, records this object's `id` and snapshot so that
+    /// a rollback of the transaction (or savepoint) restores them.
+    private func rememberStateForRollback(in connection: Connection) {
+        guard connection.transactionDepth > 0 else { return }
+        let (id, persisted, relations) = (self.id, persistedValues, preloadedRelations)
+        connection.rollbackActions.append { [self] in
+            self.id = id
+            self.persistedValues = persisted
+            self.preloadedRelations = relations
+        }
+    }
+
     // MARK: Writing
 
     /// Inserts the object when it has no `id`, otherwise updates the columns that changed
@@ -136,6 +148,7 @@ extension ActiveObject {
         let context = schema.context(in: database)
         let values = try encodedValues(schema: schema, context: context)
         let written: Bool = try database.withConnection { connection in
+            rememberStateForRollback(in: connection)
             switch kind {
             case .insert:
                 if let id {
@@ -193,6 +206,7 @@ extension ActiveObject {
         let (schema, database) = try schemaAndDatabase()
         try willDelete()
         let deleted = try database.withConnection { connection in
+            rememberStateForRollback(in: connection)
             try connection.execute(schema.deleteByIDSQL, [.integer(id)])
             return connection.changes > 0
         }

@@ -90,10 +90,15 @@ extension ActiveRecord where Self: ActiveObject {
         }
         return try database.withConnection { connection in
             try connection.withStatement(sql, values) { statement in
-                let loader = ObjectLoader(schema: schema, statement: statement, context: context)
+                // Map the columns after the first step: a cached `SELECT *` is re-prepared by
+                // `sqlite3_step` when another connection changed the schema, and only then
+                // shows the new column layout (a dropped or reordered column shifts them).
+                var loader: ObjectLoader?
                 var objects: [Self] = []
                 while try statement.step() {
-                    objects.append(unsafeDowncast(try loader.load(from: statement), to: Self.self))
+                    let current = loader ?? ObjectLoader(schema: schema, statement: statement, context: context)
+                    loader = current
+                    objects.append(unsafeDowncast(try current.load(from: statement), to: Self.self))
                 }
                 return objects
             }
