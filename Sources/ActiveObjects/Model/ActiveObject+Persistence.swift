@@ -79,15 +79,27 @@ extension ActiveObject {
         return changedSlots(values, schema: schema, context: context).map { schema.columns[$0].name }
     }
 
-    /// Inside ``Database/transaction(_:)``, records this object's `id` and snapshot so that
-    /// a rollback of the transaction (or savepoint) restores them.
-    private func rememberStateForRollback(in connection: Connection) {
+    /// Inside ``Database/transaction(_:)``, records this object's state (`id`, whether it
+    /// holds its row, its pending changes) so that a rollback of the transaction (or savepoint)
+    /// restores it, and a retry writes the same changes again.
+    private func rememberStateForRollback(in connection: Connection, schema: ModelSchema) {
         guard connection.transactionDepth > 0 else { return }
-        let (id, persisted, relations) = (self.id, persistedValues, preloadedRelations)
+        let (id, persisted, relations) = (self.id, isPersisted, preloadedRelations)
+        // A new object is inserted whole, so only a loaded one has pending changes to keep.
+        let originals = persisted
+            ? withUnsafeObjectPointer { base in schema.columns.map { $0.accessor.boxedOriginal(from: base) } }
+            : nil
         connection.rollbackActions.append { [self] in
             self.id = id
-            self.persistedValues = persisted
+            self.isPersisted = persisted
             self.preloadedRelations = relations
+            if let originals {
+                withUnsafeObjectPointer { base in
+                    for (column, original) in zip(schema.columns, originals) {
+                        column.accessor.restoreOriginal(original, into: base)
+                    }
+                }
+            }
         }
     }
 
@@ -148,7 +160,7 @@ extension ActiveObject {
         let context = schema.context(in: database)
         let values = try encodedValues(schema: schema, context: context)
         let written: Bool = try database.withConnection { connection in
-            rememberStateForRollback(in: connection)
+            rememberStateForRollback(in: connection, schema: schema)
             switch kind {
             case .insert:
                 if let id {
@@ -206,7 +218,7 @@ extension ActiveObject {
         let (schema, database) = try schemaAndDatabase()
         try willDelete()
         let deleted = try database.withConnection { connection in
-            rememberStateForRollback(in: connection)
+            rememberStateForRollback(in: connection, schema: schema)
             try connection.execute(schema.deleteByIDSQL, [.integer(id)])
             return connection.changes > 0
         }

@@ -205,6 +205,10 @@ class ColumnAccessor {
 
     /// Keeps the current value as the original unless one is kept already.
     func rememberOriginal(in object: UnsafeMutableRawPointer) { fatalError("abstract") }
+    /// The original value (an `Optional` of the property's type), boxed, to restore later.
+    func boxedOriginal(from object: UnsafeRawPointer) -> Any { fatalError("abstract") }
+    /// Puts back an original value taken with `boxedOriginal(from:)`.
+    func restoreOriginal(_ box: Any, into object: UnsafeMutableRawPointer) { fatalError("abstract") }
 
     /// The generic reading of the original value at `pointer`.
     func originalValueSlowly(from pointer: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue? {
@@ -262,6 +266,16 @@ final class ValueColumnAccessor<Value: ColumnValue>: ColumnAccessor {
         }
     }
 
+    override func boxedOriginal(from object: UnsafeRawPointer) -> Any {
+        (object + originalOffset).assumingMemoryBound(to: Value?.self).pointee as Any
+    }
+
+    override func restoreOriginal(_ box: Any, into object: UnsafeMutableRawPointer) {
+        if let original = box as? Value? {
+            (object + originalOffset).assumingMemoryBound(to: Value?.self).pointee = original
+        }
+    }
+
     override func setSlot(_ slot: Int, in object: UnsafeMutableRawPointer) {
         (object + offset).assumingMemoryBound(to: Wrapper.self).pointee.slot = slot
     }
@@ -308,6 +322,16 @@ final class JSONColumnAccessor<Value: Codable>: ColumnAccessor {
         let original = (object + originalOffset).assumingMemoryBound(to: Value?.self)
         if original.pointee == nil {
             original.pointee = (object + valueOffset).assumingMemoryBound(to: Value.self).pointee
+        }
+    }
+
+    override func boxedOriginal(from object: UnsafeRawPointer) -> Any {
+        (object + originalOffset).assumingMemoryBound(to: Value?.self).pointee as Any
+    }
+
+    override func restoreOriginal(_ box: Any, into object: UnsafeMutableRawPointer) {
+        if let original = box as? Value? {
+            (object + originalOffset).assumingMemoryBound(to: Value?.self).pointee = original
         }
     }
 
