@@ -20,7 +20,7 @@ final class Connection {
     /// Undo actions for model objects written inside ``Database/transaction(_:)`` (their `id`
     /// and snapshot before the write), run in reverse order when the transaction or savepoint
     /// that wrote them rolls back, so the objects match the database again.
-    var rollbackActions: [() -> Void] = []
+    var rollbackActions: [UndoEntry] = []
     /// How many statements were compiled; tests use it to prove the cache works.
     private(set) var preparedStatementCount = 0
 
@@ -101,7 +101,12 @@ final class Connection {
         guard mark < rollbackActions.count else { return }
         let actions = rollbackActions[mark...]
         rollbackActions.removeSubrange(mark...)
-        for action in actions.reversed() { action() }
+        for action in actions.reversed() {
+            switch action {
+            case .forgetInsert(let object): object.forgetInsert()
+            case .run(let undo): undo()
+            }
+        }
     }
 
     func checkOpen() throws -> OpaquePointer {
@@ -279,4 +284,17 @@ final class SharedSQL: StatementSource, Sendable {
     let sql: String
     init(_ sql: String) { self.sql = sql }
     var cacheKey: StatementKey { .shared(ObjectIdentifier(self)) }
+}
+
+/// What to undo in an object when the transaction that wrote it rolls back.
+enum UndoEntry {
+    /// The object was inserted: it becomes new again (the common case, kept allocation-free).
+    case forgetInsert(any InsertUndoable)
+    /// Anything else: restore the state captured by the closure.
+    case run(() -> Void)
+}
+
+/// An object whose insert can be forgotten after a rollback (ActiveObject, in the Model layer).
+protocol InsertUndoable: AnyObject {
+    func forgetInsert()
 }

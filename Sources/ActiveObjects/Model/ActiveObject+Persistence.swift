@@ -84,12 +84,16 @@ extension ActiveObject {
     /// restores it, and a retry writes the same changes again.
     private func rememberStateForRollback(in connection: Connection, schema: ModelSchema) {
         guard connection.transactionDepth > 0 else { return }
+        if id == nil && !isPersisted {
+            connection.rollbackActions.append(.forgetInsert(self))
+            return
+        }
         let (id, persisted, relations) = (self.id, isPersisted, preloadedRelations)
         // A new object is inserted whole, so only a loaded one has pending changes to keep.
         let originals = persisted
             ? withUnsafeObjectPointer { base in schema.columns.map { $0.accessor.boxedOriginal(from: base) } }
             : nil
-        connection.rollbackActions.append { [self] in
+        connection.rollbackActions.append(.run { [self] in
             self.id = id
             self.isPersisted = persisted
             self.preloadedRelations = relations
@@ -100,7 +104,7 @@ extension ActiveObject {
                     }
                 }
             }
-        }
+        })
     }
 
     // MARK: Writing
@@ -248,6 +252,15 @@ extension ActiveObject {
         }
         guard found else { throw ActiveObjectError.recordNotFound(table: schema.tableName, id: id) }
         markPersisted(schema: schema)
+        preloadedRelations = nil
+    }
+}
+
+extension ActiveObject: InsertUndoable {
+    /// After a rollback of the transaction that inserted it: the object is new again.
+    func forgetInsert() {
+        id = nil
+        isPersisted = false
         preloadedRelations = nil
     }
 }

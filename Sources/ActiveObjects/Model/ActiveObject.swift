@@ -109,10 +109,11 @@ open class ActiveObject: CustomStringConvertible {
 
 private let defaultDatabaseStorage = LockedValue<Database?>(nil)
 
-/// A value protected by a lock, for the few globals the library keeps.
+/// A value protected by a lock, for the few globals the library keeps. The lock is not
+/// recursive: `body` must not call back into the same `LockedValue`.
 final class LockedValue<Value>: @unchecked Sendable {
     // Safety: `value` is only touched inside `withLock`, which holds `lock`.
-    private let lock = NSRecursiveLock()
+    private let lock = NSLock()
     private var value: Value
 
     init(_ value: Value) { self.value = value }

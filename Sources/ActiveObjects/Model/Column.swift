@@ -17,15 +17,16 @@ public enum ForeignKeyAction: String, Sendable, Hashable {
 ///
 /// `@usableFromInline` so that the wrappers' initializers can be `@inlinable`: specialized in
 /// the model's module, creating an object then costs no runtime generic-metadata lookups.
+/// Only a class's prototype keeps them (see ``ColumnDescriptor``).
 @usableFromInline
 struct ColumnOptions {
-    @usableFromInline var name: String?
-    @usableFromInline var unique: Bool
-    @usableFromInline var indexed: Bool
-    @usableFromInline var references: ActiveObject.Type?
-    @usableFromInline var onDelete: ForeignKeyAction
+    var name: String?
+    var unique: Bool
+    var indexed: Bool
+    var references: ActiveObject.Type?
+    var onDelete: ForeignKeyAction
 
-    @inlinable
+    @usableFromInline
     init(name: String?, unique: Bool, indexed: Bool, references: ActiveObject.Type? = nil,
          onDelete: ForeignKeyAction = .noAction) {
         self.name = name
@@ -59,10 +60,9 @@ public struct Column<Value: ColumnValue> {
     /// The value as last loaded or saved, kept from the first change after that (nil while
     /// unchanged). `save()` compares the two to find the changed columns, then clears it.
     @usableFromInline var original: Value?
-    @usableFromInline let options: ColumnOptions
-    /// The column's position in its model's schema. Set only on the per-class prototype,
-    /// which is what `\.$name` key paths are evaluated against.
-    @usableFromInline var slot: Int
+    /// The declaration and slot; only in the class's prototype, which is what `\.$name` key
+    /// paths are evaluated against (nil, and free, in every other object).
+    @usableFromInline let descriptor: ColumnDescriptor?
 
     /// Declares a column named after the property (through the model's `columnNaming`),
     /// or `name` when given.
@@ -70,8 +70,9 @@ public struct Column<Value: ColumnValue> {
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false) {
         self.value = wrappedValue
         self.original = nil
-        self.options = ColumnOptions(name: name, unique: unique, indexed: indexed)
-        self.slot = -1
+        self.descriptor = PrototypeConstruction.isActive
+            ? ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed))
+            : nil
     }
 
     /// Declares a foreign-key column: `REFERENCES parent(primaryKey) ON DELETE action`.
@@ -84,9 +85,10 @@ public struct Column<Value: ColumnValue> {
                 references parent: ActiveObject.Type, onDelete: ForeignKeyAction = .noAction) {
         self.value = wrappedValue
         self.original = nil
-        self.options = ColumnOptions(name: name, unique: unique, indexed: indexed,
-                                     references: parent, onDelete: onDelete)
-        self.slot = -1
+        self.descriptor = PrototypeConstruction.isActive
+            ? ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed,
+                                                      references: parent, onDelete: onDelete))
+            : nil
     }
 
     /// The property's value.
@@ -101,7 +103,7 @@ public struct Column<Value: ColumnValue> {
 
     /// A reference to this column for queries, ordering and relations: `\.$name`.
     @inlinable
-    public var projectedValue: ColumnReference<Value> { ColumnReference(slot: slot) }
+    public var projectedValue: ColumnReference<Value> { ColumnReference(slot: descriptor?.slot ?? -1) }
 }
 
 /// The projected value of a ``Column`` (`$name`): identifies the column in queries.

@@ -13,7 +13,8 @@ import Foundation
 
 /// Adopted by the property wrappers that declare columns.
 protocol ColumnWrapper {
-    var options: ColumnOptions { get }
+    /// The declaration (present in the prototype only).
+    var descriptor: ColumnDescriptor? { get }
     /// Encodes the wrapper's current value (used to validate the layout against Mirror).
     func encodedValue(in context: ValueContext) throws -> DatabaseValue
     /// An accessor for a wrapper of this type stored at `offset` in an object.
@@ -216,8 +217,6 @@ class ColumnAccessor {
     }
     /// The generic clearing of the original value at `pointer`.
     func forgetOriginalSlowly(at pointer: UnsafeMutableRawPointer) { fatalError("abstract") }
-    /// Records the column's slot in the wrapper (on the prototype only).
-    func setSlot(_ slot: Int, in object: UnsafeMutableRawPointer) { fatalError("abstract") }
     /// The property's current value, boxed (for `description`).
     func value(from object: UnsafeRawPointer) -> Any { fatalError("abstract") }
 
@@ -276,10 +275,6 @@ final class ValueColumnAccessor<Value: ColumnValue>: ColumnAccessor {
         }
     }
 
-    override func setSlot(_ slot: Int, in object: UnsafeMutableRawPointer) {
-        (object + offset).assumingMemoryBound(to: Wrapper.self).pointee.slot = slot
-    }
-
     override func value(from object: UnsafeRawPointer) -> Any {
         (object + valueOffset).assumingMemoryBound(to: Value.self).pointee
     }
@@ -335,10 +330,6 @@ final class JSONColumnAccessor<Value: Codable>: ColumnAccessor {
         }
     }
 
-    override func setSlot(_ slot: Int, in object: UnsafeMutableRawPointer) {
-        (object + offset).assumingMemoryBound(to: Wrapper.self).pointee.slot = slot
-    }
-
     override func value(from object: UnsafeRawPointer) -> Any {
         (object + valueOffset).assumingMemoryBound(to: Value.self).pointee
     }
@@ -356,10 +347,10 @@ extension JSONColumn: ColumnWrapper {
     static func makeAccessor(offset: Int) -> ColumnAccessor { JSONColumnAccessor<Value>(offset: offset) }
 }
 
-/// A `@Column` property found in a class: its property name, wrapper options and accessor.
+/// A `@Column` property found in a class: its property name, declaration and accessor.
 struct DiscoveredColumn {
     let propertyName: String
-    let options: ColumnOptions
+    let descriptor: ColumnDescriptor
     let accessor: ColumnAccessor
 }
 
@@ -428,7 +419,11 @@ enum ColumnDiscovery {
                         model: modelName, reason: "property \(field.label) cannot be read reliably")
                 }
                 let name = field.label.hasPrefix("_") ? String(field.label.dropFirst()) : field.label
-                return DiscoveredColumn(propertyName: name, options: mirror.wrapper.options, accessor: accessor)
+                guard let descriptor = mirror.wrapper.descriptor else {
+                    throw ActiveObjectError.invalidModel(
+                        model: modelName, reason: "property \(name) was not initialized by the class's init()")
+                }
+                return DiscoveredColumn(propertyName: name, descriptor: descriptor, accessor: accessor)
             }
         }
     }

@@ -16,17 +16,17 @@ public struct JSONColumn<Value: Codable> {
     @usableFromInline var value: Value
     /// See ``Column``: the value as last loaded or saved, kept from the first change.
     @usableFromInline var original: Value?
-    @usableFromInline let options: ColumnOptions
-    /// See ``Column``: set only on the per-class prototype.
-    @usableFromInline var slot: Int
+    /// See ``Column``: only in the class's prototype.
+    @usableFromInline let descriptor: ColumnDescriptor?
 
     /// Declares a JSON column named after the property, or `name` when given.
     @inlinable
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false) {
         self.value = wrappedValue
         self.original = nil
-        self.options = ColumnOptions(name: name, unique: unique, indexed: indexed)
-        self.slot = -1
+        self.descriptor = PrototypeConstruction.isActive
+            ? ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed))
+            : nil
     }
 
     /// The property's value.
@@ -41,7 +41,7 @@ public struct JSONColumn<Value: Codable> {
 
     /// A reference to this column for queries: `\.$tags`.
     @inlinable
-    public var projectedValue: ColumnReference<Value> { ColumnReference(slot: slot) }
+    public var projectedValue: ColumnReference<Value> { ColumnReference(slot: descriptor?.slot ?? -1) }
 }
 
 /// Implemented by `Optional` so that a nil JSON value is stored as NULL, not `"null"`.

@@ -75,14 +75,14 @@ final class ModelSchema: @unchecked Sendable {
             throw ActiveObjectError.invalidModel(model: modelName, reason: "table names starting with sqlite_ are reserved")
         }
 
-        prototype = type.init()
+        prototype = PrototypeConstruction.run { type.init() }
         let naming = type.columnNaming
         var columns: [SchemaColumn] = []
         var slots: [String: Int] = ["id": -1]
         slots[primaryKey] = -1
         var usedNames: [String: String] = [primaryKey.lowercased(): "the primary key"]
         for discovered in try ColumnDiscovery.columns(of: prototype) {
-            let name = discovered.options.name ?? naming.columnName(for: discovered.propertyName)
+            let name = discovered.descriptor.options.name ?? naming.columnName(for: discovered.propertyName)
             try SQLIdentifier.validate(name, what: "column name of \(discovered.propertyName)", model: modelName)
             // SQLite column names are case-insensitive.
             if let other = usedNames[name.lowercased()] {
@@ -96,15 +96,12 @@ final class ModelSchema: @unchecked Sendable {
             slots[name] = slot
             columns.append(SchemaColumn(propertyName: discovered.propertyName, name: name,
                                         quotedName: SQLIdentifier.quote(name),
-                                        options: discovered.options, accessor: discovered.accessor))
+                                        options: discovered.descriptor.options, accessor: discovered.accessor))
+            discovered.descriptor.slot = slot
         }
         self.columns = columns
         slotByKey = slots
         canonicalMapping = columns.indices.map { (slot: $0, column: Int32($0 + 1)) }
-        let proto = prototype
-        proto.withUnsafeObjectPointer { base in
-            for (slot, column) in columns.enumerated() { column.accessor.setSlot(slot, in: base) }
-        }
 
         // The SQL, built once.
         quotedTable = SQLIdentifier.quote(tableName)
@@ -180,24 +177,39 @@ final class ModelSchema: @unchecked Sendable {
 
     // MARK: Registry
 
-    private static let registry = LockedValue<[ObjectIdentifier: Result<ModelSchema, ActiveObjectError>]>([:])
+    private struct Registry {
+        var schemas: [ObjectIdentifier: ModelSchema] = [:]
+        var failures: [ObjectIdentifier: ActiveObjectError] = [:]
+    }
+    private static let registry = LockedValue(Registry())
 
     /// The schema of a model class, built on first use. A class that cannot be mapped
     /// throws the same ``ActiveObjectError/invalidModel(model:reason:)`` on every use.
     static func of(_ type: ActiveObject.Type) throws -> ModelSchema {
         let key = ObjectIdentifier(type)
-        return try registry.withLock { schemas in
-            if let known = schemas[key] { return try known.get() }
-            let result: Result<ModelSchema, ActiveObjectError>
-            do {
-                result = .success(try ModelSchema(type))
-            } catch let error as ActiveObjectError {
-                result = .failure(error)
-            } catch {
-                result = .failure(.invalidModel(model: String(describing: type), reason: "\(error)"))
+        let known = registry.withLock { registry -> Result<ModelSchema, ActiveObjectError>? in
+            if let schema = registry.schemas[key] { return .success(schema) }
+            return registry.failures[key].map { .failure($0) }
+        }
+        if let known { return try known.get() }
+        // Built outside the lock: the prototype's init() is user code, which may itself use
+        // other models. Two threads may build the same class at once; the first one stored wins.
+        let built: Result<ModelSchema, ActiveObjectError>
+        do {
+            built = .success(try ModelSchema(type))
+        } catch let error as ActiveObjectError {
+            built = .failure(error)
+        } catch {
+            built = .failure(.invalidModel(model: String(describing: type), reason: "\(error)"))
+        }
+        return try registry.withLock { registry in
+            if let schema = registry.schemas[key] { return schema }
+            if let failure = registry.failures[key] { throw failure }
+            switch built {
+            case .success(let schema): registry.schemas[key] = schema
+            case .failure(let error): registry.failures[key] = error
             }
-            schemas[key] = result
-            return try result.get()
+            return try built.get()
         }
     }
 }
