@@ -177,7 +177,7 @@ public final class Database: @unchecked Sendable {
         try withConnection { connection in
             let depth = connection.transactionDepth
             let savepoint = "activeobjects_\(depth)"
-            if depth == 0 { connection.rollbackActions.removeAll() }
+            if depth == 0 { connection.clearUndoLog() }
             let mark = connection.rollbackActions.count
             if depth == 0 {
                 try connection.execute("BEGIN IMMEDIATE")
@@ -209,7 +209,7 @@ public final class Database: @unchecked Sendable {
             }
             // Committed for good: nothing to undo. (A released savepoint's objects stay
             // recorded: the enclosing transaction may still roll back.)
-            if depth == 0 { connection.rollbackActions.removeAll() }
+            if depth == 0 { connection.clearUndoLog() }
             return result
         }
     }

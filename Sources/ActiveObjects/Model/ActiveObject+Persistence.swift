@@ -85,7 +85,8 @@ extension ActiveObject {
     private func rememberStateForRollback(in connection: Connection, schema: ModelSchema) {
         guard connection.transactionDepth > 0 else { return }
         if id == nil && !isPersisted {
-            connection.rollbackActions.append(.forgetInsert(self))
+            let (generation, index) = connection.recordInsert(of: self)
+            insertRecord = InsertRecord(connection: connection, generation: generation, index: index)
             return
         }
         let (id, persisted, relations) = (self.id, isPersisted, preloadedRelations)
@@ -262,5 +263,6 @@ extension ActiveObject: InsertUndoable {
         id = nil
         isPersisted = false
         preloadedRelations = nil
+        insertRecord = nil
     }
 }

@@ -30,6 +30,16 @@ open class ActiveObject: CustomStringConvertible {
     /// Related objects loaded by `including(_:)`, keyed by relation.
     var preloadedRelations: [PreloadKey: Any]?
 
+    /// Where this object's INSERT is recorded in an open transaction's undo log (see
+    /// `Database.transaction`); nil otherwise.
+    var insertRecord: InsertRecord?
+
+    deinit {
+        if let insertRecord {
+            insertRecord.connection.releaseInsertRecord(generation: insertRecord.generation, index: insertRecord.index)
+        }
+    }
+
     /// Creates an object with every property at its declared default. Subclasses whose
     /// properties all have defaults need no initializer.
     public required init() {}
@@ -122,6 +132,19 @@ final class LockedValue<Value>: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
+    }
+}
+
+/// The position of an object's INSERT in a transaction's undo log.
+final class InsertRecord {
+    let connection: Connection
+    let generation: UInt64
+    let index: Int
+
+    init(connection: Connection, generation: UInt64, index: Int) {
+        self.connection = connection
+        self.generation = generation
+        self.index = index
     }
 }
 
