@@ -35,25 +35,14 @@ extension ActiveObject {
             return values.indices.filter { !DatabaseValue.sameStoredValue(values[$0], defaults[$0]) }
         }
         return withUnsafeObjectPointer { base in
-            values.indices.filter { slot in
-                // Only properties that were assigned since can differ; an assignment of an equal
-                // value is not a change.
-                do {
-                    guard let original = try schema.columns[slot].accessor.originalValue(from: base, context: context) else {
-                        return false
-                    }
-                    return !DatabaseValue.sameStoredValue(values[slot], original)
-                } catch {
-                    return true
-                }
-            }
+            values.indices.filter { schema.columns[$0].accessor.isChanged(in: base, current: values[$0], context: context) }
         }
     }
 
     /// Marks the current values as what the database holds.
     func markPersisted(schema: ModelSchema) {
         withUnsafeObjectPointer { base in
-            for column in schema.columns { column.accessor.forgetOriginal(in: base) }
+            for column in schema.columns { column.accessor.setState(.clean, in: base) }
         }
         isPersisted = true
     }
@@ -91,18 +80,16 @@ extension ActiveObject {
         }
         let (id, persisted, relations) = (self.id, isPersisted, preloadedRelations)
         // A new object is inserted whole, so only a loaded one has pending changes to keep.
-        let originals = persisted
-            ? withUnsafeObjectPointer { base in schema.columns.map { $0.accessor.boxedOriginal(from: base) } }
+        let states = persisted
+            ? withUnsafeObjectPointer { base in schema.columns.map { $0.accessor.state(in: base) } }
             : nil
         connection.rollbackActions.append(.run { [self] in
             self.id = id
             self.isPersisted = persisted
             self.preloadedRelations = relations
-            if let originals {
+            if let states {
                 withUnsafeObjectPointer { base in
-                    for (column, original) in zip(schema.columns, originals) {
-                        column.accessor.restoreOriginal(original, into: base)
-                    }
+                    for (column, state) in zip(schema.columns, states) { column.accessor.setState(state, in: base) }
                 }
             }
         })

@@ -57,22 +57,18 @@ struct ColumnOptions {
 public struct Column<Value: ColumnValue> {
     /// The current value.
     @usableFromInline var value: Value
-    /// The value as last loaded or saved, kept from the first change after that (nil while
-    /// unchanged). `save()` compares the two to find the changed columns, then clears it.
-    @usableFromInline var original: Value?
-    /// The declaration and slot; only in the class's prototype, which is what `\.$name` key
-    /// paths are evaluated against (nil, and free, in every other object).
-    @usableFromInline let descriptor: ColumnDescriptor?
+    /// Whether the property was assigned since the last load or save, and its value before
+    /// (or, in the class's prototype only, the column's declaration).
+    @usableFromInline var state: ColumnState
 
     /// Declares a column named after the property (through the model's `columnNaming`),
     /// or `name` when given.
     @inlinable
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false) {
         self.value = wrappedValue
-        self.original = nil
-        self.descriptor = PrototypeConstruction.isActive
-            ? ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed))
-            : nil
+        self.state = PrototypeConstruction.isActive
+            ? .prototype(ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed)))
+            : .fresh
     }
 
     /// Declares a foreign-key column: `REFERENCES parent(primaryKey) ON DELETE action`.
@@ -84,11 +80,10 @@ public struct Column<Value: ColumnValue> {
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false,
                 references parent: ActiveObject.Type, onDelete: ForeignKeyAction = .noAction) {
         self.value = wrappedValue
-        self.original = nil
-        self.descriptor = PrototypeConstruction.isActive
-            ? ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed,
-                                                      references: parent, onDelete: onDelete))
-            : nil
+        self.state = PrototypeConstruction.isActive
+            ? .prototype(ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed,
+                                                                 references: parent, onDelete: onDelete)))
+            : .fresh
     }
 
     /// The property's value.
@@ -96,14 +91,14 @@ public struct Column<Value: ColumnValue> {
     public var wrappedValue: Value {
         get { value }
         set {
-            if original == nil { original = value }
+            if case .clean = state { state = .changed(OriginalValue(value)) }
             value = newValue
         }
     }
 
     /// A reference to this column for queries, ordering and relations: `\.$name`.
     @inlinable
-    public var projectedValue: ColumnReference<Value> { ColumnReference(slot: descriptor?.slot ?? -1) }
+    public var projectedValue: ColumnReference<Value> { ColumnReference(slot: state.descriptor?.slot ?? -1) }
 }
 
 /// The projected value of a ``Column`` (`$name`): identifies the column in queries.

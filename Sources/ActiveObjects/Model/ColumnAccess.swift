@@ -56,14 +56,14 @@ class ColumnAccessor {
     let offset: Int
     /// Byte offset of the current value.
     let valueOffset: Int
-    /// Byte offset of the original value (an `Optional` of the value's type).
-    let originalOffset: Int
+    /// Byte offset of the wrapper's ``ColumnState`` (whether the property changed).
+    let stateOffset: Int
     let fastPath: FastPath
 
-    init(offset: Int, valueOffset: Int, originalOffset: Int, fastPath: FastPath) {
+    init(offset: Int, valueOffset: Int, stateOffset: Int, fastPath: FastPath) {
         self.offset = offset
         self.valueOffset = valueOffset
-        self.originalOffset = originalOffset
+        self.stateOffset = stateOffset
         self.fastPath = fastPath
     }
 
@@ -165,58 +165,38 @@ class ColumnAccessor {
     func encodeSlowly(from pointer: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue {
         fatalError("abstract")
     }
-    /// The value the property had when last loaded or saved, if it was changed since.
-    final func originalValue(from object: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue? {
-        let pointer = object + originalOffset
-        switch fastPath {
-        case .int: return pointer.assumingMemoryBound(to: Int?.self).pointee.map { .integer(Int64($0)) }
-        case .int64: return pointer.assumingMemoryBound(to: Int64?.self).pointee.map { .integer($0) }
-        case .string: return pointer.assumingMemoryBound(to: String?.self).pointee.map { .text($0) }
-        case .bool: return pointer.assumingMemoryBound(to: Bool?.self).pointee.map { .integer($0 ? 1 : 0) }
-        default: return try originalValueSlowly(from: pointer, context: context)
-        }
+    /// The wrapper's bookkeeping state.
+    final func state(in object: UnsafeRawPointer) -> ColumnState {
+        (object + stateOffset).assumingMemoryBound(to: ColumnState.self).pointee
     }
 
-    /// Forgets the original value: the current value is now what the database holds.
-    final func forgetOriginal(in object: UnsafeMutableRawPointer) {
-        let pointer = object + originalOffset
-        switch fastPath {
-        case .int: pointer.assumingMemoryBound(to: Int?.self).pointee = nil
-        case .int64: pointer.assumingMemoryBound(to: Int64?.self).pointee = nil
-        case .double: pointer.assumingMemoryBound(to: Double?.self).pointee = nil
-        case .string: pointer.assumingMemoryBound(to: String?.self).pointee = nil
-        case .bool: pointer.assumingMemoryBound(to: Bool?.self).pointee = nil
-        case .data: pointer.assumingMemoryBound(to: Data?.self).pointee = nil
-        case .optionalInt: pointer.assumingMemoryBound(to: Int??.self).pointee = nil
-        case .optionalInt64: pointer.assumingMemoryBound(to: Int64??.self).pointee = nil
-        case .optionalDouble: pointer.assumingMemoryBound(to: Double??.self).pointee = nil
-        case .optionalString: pointer.assumingMemoryBound(to: String??.self).pointee = nil
-        case .optionalBool: pointer.assumingMemoryBound(to: Bool??.self).pointee = nil
-        case .optionalData: pointer.assumingMemoryBound(to: Data??.self).pointee = nil
-        case .none: forgetOriginalSlowly(at: pointer)
-        }
+    /// Replaces the wrapper's bookkeeping state (never the prototype's).
+    @inline(__always)
+    final func setState(_ state: ColumnState, in object: UnsafeMutableRawPointer) {
+        let pointer = (object + stateOffset).assumingMemoryBound(to: ColumnState.self)
+        if case .prototype = pointer.pointee { return }
+        pointer.pointee = state
     }
 
-    /// Stores a value the way an assignment to the property does: the value before the
-    /// change is kept as the original, so `save()` sees the column as changed.
+    /// Whether the property holds something else than what was last loaded or saved: it was
+    /// assigned since, with a value that encodes differently.
+    final func isChanged(in object: UnsafeRawPointer, current: DatabaseValue, context: ValueContext) -> Bool {
+        guard case .changed(let original) = state(in: object) else { return false }
+        guard let before = try? encodeOriginal(original.value, context: context) else { return true }
+        return !DatabaseValue.sameStoredValue(before, current)
+    }
+
+    /// Stores a value the way an assignment to the property does (see ``ColumnState``).
     final func assign(_ value: DatabaseValue, into object: UnsafeMutableRawPointer, context: ValueContext) -> Bool {
-        rememberOriginal(in: object)
+        if case .clean = state(in: object) {
+            setState(.changed(OriginalValue(self.value(from: object))), in: object)
+        }
         return load(value, into: object, context: context)
     }
 
-    /// Keeps the current value as the original unless one is kept already.
-    func rememberOriginal(in object: UnsafeMutableRawPointer) { fatalError("abstract") }
-    /// The original value (an `Optional` of the property's type), boxed, to restore later.
-    func boxedOriginal(from object: UnsafeRawPointer) -> Any { fatalError("abstract") }
-    /// Puts back an original value taken with `boxedOriginal(from:)`.
-    func restoreOriginal(_ box: Any, into object: UnsafeMutableRawPointer) { fatalError("abstract") }
+    /// Encodes a value kept by an ``OriginalValue``.
+    func encodeOriginal(_ value: Any, context: ValueContext) throws -> DatabaseValue { fatalError("abstract") }
 
-    /// The generic reading of the original value at `pointer`.
-    func originalValueSlowly(from pointer: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue? {
-        fatalError("abstract")
-    }
-    /// The generic clearing of the original value at `pointer`.
-    func forgetOriginalSlowly(at pointer: UnsafeMutableRawPointer) { fatalError("abstract") }
     /// The property's current value, boxed (for `description`).
     func value(from object: UnsafeRawPointer) -> Any { fatalError("abstract") }
 
@@ -230,7 +210,7 @@ final class ValueColumnAccessor<Value: ColumnValue>: ColumnAccessor {
         // metadata, not a runtime lookup of `Column<Value>`'s on every call.
         super.init(offset: offset,
                    valueOffset: offset + MemoryLayout<Wrapper>.offset(of: \Wrapper.value)!,
-                   originalOffset: offset + MemoryLayout<Wrapper>.offset(of: \Wrapper.original)!,
+                   stateOffset: offset + MemoryLayout<Wrapper>.offset(of: \Wrapper.state)!,
                    fastPath: FastPath(Value.self))
     }
 
@@ -250,33 +230,18 @@ final class ValueColumnAccessor<Value: ColumnValue>: ColumnAccessor {
     }
 
 
-    override func originalValueSlowly(from pointer: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue? {
-        try pointer.assumingMemoryBound(to: Value?.self).pointee?.databaseValue(in: context)
-    }
 
-    override func forgetOriginalSlowly(at pointer: UnsafeMutableRawPointer) {
-        pointer.assumingMemoryBound(to: Value?.self).pointee = nil
-    }
 
-    override func rememberOriginal(in object: UnsafeMutableRawPointer) {
-        let original = (object + originalOffset).assumingMemoryBound(to: Value?.self)
-        if original.pointee == nil {
-            original.pointee = (object + valueOffset).assumingMemoryBound(to: Value.self).pointee
-        }
-    }
 
-    override func boxedOriginal(from object: UnsafeRawPointer) -> Any {
-        (object + originalOffset).assumingMemoryBound(to: Value?.self).pointee as Any
-    }
 
-    override func restoreOriginal(_ box: Any, into object: UnsafeMutableRawPointer) {
-        if let original = box as? Value? {
-            (object + originalOffset).assumingMemoryBound(to: Value?.self).pointee = original
-        }
-    }
 
     override func value(from object: UnsafeRawPointer) -> Any {
         (object + valueOffset).assumingMemoryBound(to: Value.self).pointee
+    }
+
+    override func encodeOriginal(_ value: Any, context: ValueContext) throws -> DatabaseValue {
+        guard let value = value as? Value else { throw ColumnValueError("the original value has another type") }
+        return try value.databaseValue(in: context)
     }
 }
 
@@ -286,7 +251,7 @@ final class JSONColumnAccessor<Value: Codable>: ColumnAccessor {
     init(offset: Int) {
         super.init(offset: offset,
                    valueOffset: offset + MemoryLayout<Wrapper>.offset(of: \Wrapper.value)!,
-                   originalOffset: offset + MemoryLayout<Wrapper>.offset(of: \Wrapper.original)!,
+                   stateOffset: offset + MemoryLayout<Wrapper>.offset(of: \Wrapper.state)!,
                    fastPath: .none)
     }
 
@@ -305,37 +270,23 @@ final class JSONColumnAccessor<Value: Codable>: ColumnAccessor {
     }
 
 
-    override func originalValueSlowly(from pointer: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue? {
-        try pointer.assumingMemoryBound(to: Value?.self).pointee.map { try JSONCoding.encode($0) }
-    }
 
-    override func forgetOriginalSlowly(at pointer: UnsafeMutableRawPointer) {
-        pointer.assumingMemoryBound(to: Value?.self).pointee = nil
-    }
 
-    override func rememberOriginal(in object: UnsafeMutableRawPointer) {
-        let original = (object + originalOffset).assumingMemoryBound(to: Value?.self)
-        if original.pointee == nil {
-            original.pointee = (object + valueOffset).assumingMemoryBound(to: Value.self).pointee
-        }
-    }
 
-    override func boxedOriginal(from object: UnsafeRawPointer) -> Any {
-        (object + originalOffset).assumingMemoryBound(to: Value?.self).pointee as Any
-    }
 
-    override func restoreOriginal(_ box: Any, into object: UnsafeMutableRawPointer) {
-        if let original = box as? Value? {
-            (object + originalOffset).assumingMemoryBound(to: Value?.self).pointee = original
-        }
-    }
 
     override func value(from object: UnsafeRawPointer) -> Any {
         (object + valueOffset).assumingMemoryBound(to: Value.self).pointee
     }
+
+    override func encodeOriginal(_ value: Any, context: ValueContext) throws -> DatabaseValue {
+        guard let value = value as? Value else { throw ColumnValueError("the original value has another type") }
+        return try JSONCoding.encode(value)
+    }
 }
 
 extension Column: ColumnWrapper {
+    var descriptor: ColumnDescriptor? { state.descriptor }
     func encodedValue(in context: ValueContext) throws -> DatabaseValue {
         try wrappedValue.databaseValue(in: context)
     }
@@ -343,6 +294,7 @@ extension Column: ColumnWrapper {
 }
 
 extension JSONColumn: ColumnWrapper {
+    var descriptor: ColumnDescriptor? { state.descriptor }
     func encodedValue(in context: ValueContext) throws -> DatabaseValue { try JSONCoding.encode(wrappedValue) }
     static func makeAccessor(offset: Int) -> ColumnAccessor { JSONColumnAccessor<Value>(offset: offset) }
 }

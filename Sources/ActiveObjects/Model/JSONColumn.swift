@@ -14,19 +14,16 @@ import Foundation
 public struct JSONColumn<Value: Codable> {
     /// The current value.
     @usableFromInline var value: Value
-    /// See ``Column``: the value as last loaded or saved, kept from the first change.
-    @usableFromInline var original: Value?
-    /// See ``Column``: only in the class's prototype.
-    @usableFromInline let descriptor: ColumnDescriptor?
+    /// See ``Column``.
+    @usableFromInline var state: ColumnState
 
     /// Declares a JSON column named after the property, or `name` when given.
     @inlinable
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false) {
         self.value = wrappedValue
-        self.original = nil
-        self.descriptor = PrototypeConstruction.isActive
-            ? ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed))
-            : nil
+        self.state = PrototypeConstruction.isActive
+            ? .prototype(ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed)))
+            : .fresh
     }
 
     /// The property's value.
@@ -34,14 +31,14 @@ public struct JSONColumn<Value: Codable> {
     public var wrappedValue: Value {
         get { value }
         set {
-            if original == nil { original = value }
+            if case .clean = state { state = .changed(OriginalValue(value)) }
             value = newValue
         }
     }
 
     /// A reference to this column for queries: `\.$tags`.
     @inlinable
-    public var projectedValue: ColumnReference<Value> { ColumnReference(slot: descriptor?.slot ?? -1) }
+    public var projectedValue: ColumnReference<Value> { ColumnReference(slot: state.descriptor?.slot ?? -1) }
 }
 
 /// Implemented by `Optional` so that a nil JSON value is stored as NULL, not `"null"`.

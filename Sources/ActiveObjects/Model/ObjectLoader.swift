@@ -64,11 +64,18 @@ struct ObjectLoader {
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
         for (slot, column) in mapping {
             let value = statement.value(at: column)
-            guard columns[slot].accessor.load(value, into: base, context: context) else {
+            let accessor = columns[slot].accessor
+            guard accessor.load(value, into: base, context: context) else {
                 throw ActiveObjectError.typeMismatch(
                     table: schema.tableName, column: columns[slot].name, rowID: rowID,
-                    expected: columns[slot].accessor.valueTypeName, found: value.description)
+                    expected: accessor.valueTypeName, found: value.description)
             }
+            accessor.setState(.clean, in: base)
+        }
+        if mapping.count != columns.count {
+            // Columns missing from the result keep their defaults, yet are tracked from now on:
+            // assigning one later writes it.
+            for column in columns { column.accessor.setState(.clean, in: base) }
         }
         object.id = rowID
         object.isPersisted = true

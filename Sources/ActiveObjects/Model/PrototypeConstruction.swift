@@ -63,3 +63,33 @@ final class ColumnDescriptor {
     @usableFromInline
     init(options: ColumnOptions) { self.options = options }
 }
+
+/// A column wrapper's bookkeeping, in one word.
+@usableFromInline
+enum ColumnState {
+    /// In a new object: nothing to track (an INSERT writes every column).
+    case fresh
+    /// Holds what the database holds.
+    case clean
+    /// Assigned since the object was last loaded or saved; the value before that first
+    /// assignment, so that an assignment of an equal value is not a change.
+    case changed(OriginalValue)
+    /// The prototype's wrapper: the column's declaration, and no change tracking.
+    case prototype(ColumnDescriptor)
+
+    @inlinable
+    var descriptor: ColumnDescriptor? {
+        if case .prototype(let descriptor) = self { return descriptor }
+        return nil
+    }
+}
+
+/// The value a property had before its first assignment since the last load or save. Boxed:
+/// only the properties of loaded objects that are changed pay for it.
+@usableFromInline
+final class OriginalValue {
+    let value: Any
+
+    @usableFromInline
+    init(_ value: Any) { self.value = value }
+}
