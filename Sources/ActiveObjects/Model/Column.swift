@@ -55,17 +55,24 @@ struct ColumnOptions {
 /// `Person.where(\.$name == "Joe")`.
 @propertyWrapper
 public struct Column<Value: ColumnValue> {
-    /// The current value.
-    @usableFromInline var value: Value
     /// Whether the property was assigned since the last load or save, and its value before
     /// (or, in the class's prototype only, the column's declaration).
     @usableFromInline var state: ColumnState
+
+    /// The property's value: a stored property, so reading it costs what reading any stored
+    /// property costs. Assigning it in an object loaded from the database remembers the value
+    /// before, once, for change tracking.
+    public var wrappedValue: Value {
+        willSet {
+            if case .clean = state { state = .changed(OriginalValue(wrappedValue)) }
+        }
+    }
 
     /// Declares a column named after the property (through the model's `columnNaming`),
     /// or `name` when given.
     @inlinable
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false) {
-        self.value = wrappedValue
+        self.wrappedValue = wrappedValue
         self.state = PrototypeConstruction.isActive
             ? .prototype(ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed)))
             : .fresh
@@ -79,22 +86,13 @@ public struct Column<Value: ColumnValue> {
     @inlinable
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false,
                 references parent: ActiveObject.Type, onDelete: ForeignKeyAction = .noAction) {
-        self.value = wrappedValue
+        self.wrappedValue = wrappedValue
         self.state = PrototypeConstruction.isActive
             ? .prototype(ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed,
                                                                  references: parent, onDelete: onDelete)))
             : .fresh
     }
 
-    /// The property's value.
-    @inlinable
-    public var wrappedValue: Value {
-        get { value }
-        set {
-            if case .clean = state { state = .changed(OriginalValue(value)) }
-            value = newValue
-        }
-    }
 
     /// A reference to this column for queries, ordering and relations: `\.$name`.
     @inlinable

@@ -17,8 +17,9 @@ protocol ColumnWrapper {
     var descriptor: ColumnDescriptor? { get }
     /// Encodes the wrapper's current value (used to validate the layout against Mirror).
     func encodedValue(in context: ValueContext) throws -> DatabaseValue
-    /// An accessor for a wrapper of this type stored at `offset` in an object.
-    static func makeAccessor(offset: Int) -> ColumnAccessor
+    /// An accessor for a wrapper of this type stored at `offset` in an object, or nil when
+    /// the runtime does not describe the wrapper's own layout.
+    static func makeAccessor(offset: Int) -> ColumnAccessor?
 }
 
 /// Typed access to one column's wrapper inside objects of one class.
@@ -170,12 +171,17 @@ class ColumnAccessor {
         (object + stateOffset).assumingMemoryBound(to: ColumnState.self).pointee
     }
 
-    /// Replaces the wrapper's bookkeeping state (never the prototype's).
+    /// Replaces the wrapper's bookkeeping state (of an ordinary object, never the prototype).
     @inline(__always)
     final func setState(_ state: ColumnState, in object: UnsafeMutableRawPointer) {
-        let pointer = (object + stateOffset).assumingMemoryBound(to: ColumnState.self)
-        if case .prototype = pointer.pointee { return }
-        pointer.pointee = state
+        (object + stateOffset).assumingMemoryBound(to: ColumnState.self).pointee = state
+    }
+
+    /// Marks a just-created object's property as loaded. Its state is `.fresh`, which holds
+    /// nothing to release, so the new state is written without reading the old one.
+    @inline(__always)
+    final func markLoaded(inNewObject object: UnsafeMutableRawPointer) {
+        (object + stateOffset).assumingMemoryBound(to: ColumnState.self).initialize(to: .clean)
     }
 
     /// Whether the property holds something else than what was last loaded or saved: it was
@@ -205,12 +211,12 @@ class ColumnAccessor {
 final class ValueColumnAccessor<Value: ColumnValue>: ColumnAccessor {
     typealias Wrapper = Column<Value>
 
-    init(offset: Int) {
+    init?(offset: Int) {
         // Reading and writing the wrapped value through its own offset needs only `Value`'s
         // metadata, not a runtime lookup of `Column<Value>`'s on every call.
-        super.init(offset: offset,
-                   valueOffset: offset + MemoryLayout<Wrapper>.offset(of: \Wrapper.value)!,
-                   stateOffset: offset + MemoryLayout<Wrapper>.offset(of: \Wrapper.state)!,
+        guard let valueOffset = ColumnDiscovery.storedFieldOffset("wrappedValue", in: Wrapper.self),
+              let stateOffset = MemoryLayout<Wrapper>.offset(of: \Wrapper.state) else { return nil }
+        super.init(offset: offset, valueOffset: offset + valueOffset, stateOffset: offset + stateOffset,
                    fastPath: FastPath(Value.self))
     }
 
@@ -248,10 +254,10 @@ final class ValueColumnAccessor<Value: ColumnValue>: ColumnAccessor {
 final class JSONColumnAccessor<Value: Codable>: ColumnAccessor {
     typealias Wrapper = JSONColumn<Value>
 
-    init(offset: Int) {
-        super.init(offset: offset,
-                   valueOffset: offset + MemoryLayout<Wrapper>.offset(of: \Wrapper.value)!,
-                   stateOffset: offset + MemoryLayout<Wrapper>.offset(of: \Wrapper.state)!,
+    init?(offset: Int) {
+        guard let valueOffset = ColumnDiscovery.storedFieldOffset("wrappedValue", in: Wrapper.self),
+              let stateOffset = MemoryLayout<Wrapper>.offset(of: \Wrapper.state) else { return nil }
+        super.init(offset: offset, valueOffset: offset + valueOffset, stateOffset: offset + stateOffset,
                    fastPath: .none)
     }
 
@@ -290,13 +296,13 @@ extension Column: ColumnWrapper {
     func encodedValue(in context: ValueContext) throws -> DatabaseValue {
         try wrappedValue.databaseValue(in: context)
     }
-    static func makeAccessor(offset: Int) -> ColumnAccessor { ValueColumnAccessor<Value>(offset: offset) }
+    static func makeAccessor(offset: Int) -> ColumnAccessor? { ValueColumnAccessor<Value>(offset: offset) }
 }
 
 extension JSONColumn: ColumnWrapper {
     var descriptor: ColumnDescriptor? { state.descriptor }
     func encodedValue(in context: ValueContext) throws -> DatabaseValue { try JSONCoding.encode(wrappedValue) }
-    static func makeAccessor(offset: Int) -> ColumnAccessor { JSONColumnAccessor<Value>(offset: offset) }
+    static func makeAccessor(offset: Int) -> ColumnAccessor? { JSONColumnAccessor<Value>(offset: offset) }
 }
 
 /// A `@Column` property found in a class: its property name, declaration and accessor.
@@ -307,6 +313,20 @@ struct DiscoveredColumn {
 }
 
 enum ColumnDiscovery {
+    /// The offset of a stored field of a struct, from the runtime's metadata (works for
+    /// observed properties, which `MemoryLayout.offset(of:)` does not answer for).
+    static func storedFieldOffset(_ name: String, in type: Any.Type) -> Int? {
+        var found: Int?
+        if #available(macOS 10.15.4, iOS 13.4, tvOS 13.4, watchOS 6.2, *) {
+            _ = _forEachField(of: type) { fieldName, offset, _, _ in
+                guard String(cString: fieldName) == name else { return true }
+                found = offset
+                return false
+            }
+        }
+        return found
+    }
+
     /// Finds the column wrappers of `prototype`'s class, superclass columns first, and checks
     /// the runtime's field offsets against `Mirror` before trusting them.
     static func columns(of prototype: ActiveObject) throws -> [DiscoveredColumn] {
@@ -362,7 +382,10 @@ enum ColumnDiscovery {
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(prototype).toOpaque())
         return try withExtendedLifetime(prototype) {
             try zip(fields, mirrored).map { field, mirror in
-                let accessor = field.type.makeAccessor(offset: field.offset)
+                guard let accessor = field.type.makeAccessor(offset: field.offset) else {
+                    throw ActiveObjectError.invalidModel(
+                        model: modelName, reason: "the Swift runtime did not describe the layout of \(field.label)")
+                }
                 let viaOffset = try? accessor.encode(from: base, context: context)
                 let viaMirror = try? mirror.wrapper.encodedValue(in: context)
                 guard viaOffset.map({ v in viaMirror.map { DatabaseValue.sameStoredValue(v, $0) } ?? false })

@@ -12,29 +12,27 @@ import Foundation
 /// Text that is not valid JSON for the type is a thrown `typeMismatch` when the row is read.
 @propertyWrapper
 public struct JSONColumn<Value: Codable> {
-    /// The current value.
-    @usableFromInline var value: Value
     /// See ``Column``.
     @usableFromInline var state: ColumnState
+
+    /// The property's value: a stored property, so reading it costs what reading any stored
+    /// property costs. Assigning it in an object loaded from the database remembers the value
+    /// before, once, for change tracking.
+    public var wrappedValue: Value {
+        willSet {
+            if case .clean = state { state = .changed(OriginalValue(wrappedValue)) }
+        }
+    }
 
     /// Declares a JSON column named after the property, or `name` when given.
     @inlinable
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false) {
-        self.value = wrappedValue
+        self.wrappedValue = wrappedValue
         self.state = PrototypeConstruction.isActive
             ? .prototype(ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed)))
             : .fresh
     }
 
-    /// The property's value.
-    @inlinable
-    public var wrappedValue: Value {
-        get { value }
-        set {
-            if case .clean = state { state = .changed(OriginalValue(value)) }
-            value = newValue
-        }
-    }
 
     /// A reference to this column for queries: `\.$tags`.
     @inlinable

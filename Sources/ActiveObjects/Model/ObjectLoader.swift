@@ -40,13 +40,13 @@ struct ObjectLoader {
     ///   the table, column and row id of a value that does not fit its property.
     func load(from statement: Statement) throws -> ActiveObject {
         let object = schema.modelType.init()
-        try fill(object, from: statement)
+        try fill(object, from: statement, isNew: true)
         return object
     }
 
     /// Stores the current row into `object` (its id and every mapped column) and marks it as
     /// holding its row.
-    func fill(_ object: ActiveObject, from statement: Statement) throws {
+    func fill(_ object: ActiveObject, from statement: Statement, isNew: Bool = false) throws {
         var rowID: Int64?
         if let idColumn {
             switch statement.value(at: idColumn) {
@@ -70,7 +70,7 @@ struct ObjectLoader {
                     table: schema.tableName, column: columns[slot].name, rowID: rowID,
                     expected: accessor.valueTypeName, found: value.description)
             }
-            accessor.setState(.clean, in: base)
+            if isNew { accessor.markLoaded(inNewObject: base) } else { accessor.setState(.clean, in: base) }
         }
         if mapping.count != columns.count {
             // Columns missing from the result keep their defaults, yet are tracked from now on:
