@@ -14,11 +14,11 @@ extension ActiveObject {
     ///   over `Int64.max`, a date text strategies cannot write…).
     func encodedValues(schema: ModelSchema, context: ValueContext) throws -> [DatabaseValue] {
         try withUnsafeObjectPointer { base in
-            try schema.columns.map { column in
+            try schema.accessors.indices.map { slot in
                 do {
-                    return try column.accessor.encode(from: base, context: context)
+                    return try schema.accessors[slot].encode(from: base, context: context)
                 } catch {
-                    throw ActiveObjectError.invalidValue(table: schema.tableName, column: column.name,
+                    throw ActiveObjectError.invalidValue(table: schema.tableName, column: schema.columns[slot].name,
                                                          reason: "\(error)")
                 }
             }
@@ -35,14 +35,14 @@ extension ActiveObject {
             return values.indices.filter { !DatabaseValue.sameStoredValue(values[$0], defaults[$0]) }
         }
         return withUnsafeObjectPointer { base in
-            values.indices.filter { schema.columns[$0].accessor.isChanged(in: base, current: values[$0], context: context) }
+            values.indices.filter { schema.accessors[$0].isChanged(in: base, current: values[$0], context: context) }
         }
     }
 
     /// Marks the current values as what the database holds.
     func markPersisted(schema: ModelSchema) {
         withUnsafeObjectPointer { base in
-            for column in schema.columns { column.accessor.setState(.clean, in: base) }
+            for accessor in schema.accessors { accessor.setState(.clean, in: base) }
         }
         isPersisted = true
     }

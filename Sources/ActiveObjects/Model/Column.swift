@@ -58,13 +58,18 @@ public struct Column<Value: ColumnValue> {
     /// Whether the property was assigned since the last load or save, and its value before
     /// (or, in the class's prototype only, the column's declaration).
     @usableFromInline var state: ColumnState
+    /// The current value.
+    @usableFromInline var value: Value
 
-    /// The property's value: a stored property, so reading it costs what reading any stored
-    /// property costs. Assigning it in an object loaded from the database remembers the value
-    /// before, once, for change tracking.
+    /// The property's value. Reading it costs what reading a stored property costs; assigning
+    /// it in an object loaded from the database remembers the value before, once, for change
+    /// tracking.
+    @inlinable
     public var wrappedValue: Value {
-        willSet {
-            if case .clean = state { state = .changed(OriginalValue(wrappedValue)) }
+        get { value }
+        set {
+            if case .clean = state { state = .changed(OriginalValue(value)) }
+            value = newValue
         }
     }
 
@@ -72,7 +77,7 @@ public struct Column<Value: ColumnValue> {
     /// or `name` when given.
     @inlinable
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false) {
-        self.wrappedValue = wrappedValue
+        self.value = wrappedValue
         self.state = PrototypeConstruction.isActive
             ? .prototype(ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed)))
             : .fresh
@@ -86,7 +91,7 @@ public struct Column<Value: ColumnValue> {
     @inlinable
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false,
                 references parent: ActiveObject.Type, onDelete: ForeignKeyAction = .noAction) {
-        self.wrappedValue = wrappedValue
+        self.value = wrappedValue
         self.state = PrototypeConstruction.isActive
             ? .prototype(ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed,
                                                                  references: parent, onDelete: onDelete)))

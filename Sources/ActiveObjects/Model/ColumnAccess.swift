@@ -214,7 +214,7 @@ final class ValueColumnAccessor<Value: ColumnValue>: ColumnAccessor {
     init?(offset: Int) {
         // Reading and writing the wrapped value through its own offset needs only `Value`'s
         // metadata, not a runtime lookup of `Column<Value>`'s on every call.
-        guard let valueOffset = ColumnDiscovery.storedFieldOffset("wrappedValue", in: Wrapper.self),
+        guard let valueOffset = MemoryLayout<Wrapper>.offset(of: \Wrapper.value),
               let stateOffset = MemoryLayout<Wrapper>.offset(of: \Wrapper.state) else { return nil }
         super.init(offset: offset, valueOffset: offset + valueOffset, stateOffset: offset + stateOffset,
                    fastPath: FastPath(Value.self))
@@ -255,7 +255,7 @@ final class JSONColumnAccessor<Value: Codable>: ColumnAccessor {
     typealias Wrapper = JSONColumn<Value>
 
     init?(offset: Int) {
-        guard let valueOffset = ColumnDiscovery.storedFieldOffset("wrappedValue", in: Wrapper.self),
+        guard let valueOffset = MemoryLayout<Wrapper>.offset(of: \Wrapper.value),
               let stateOffset = MemoryLayout<Wrapper>.offset(of: \Wrapper.state) else { return nil }
         super.init(offset: offset, valueOffset: offset + valueOffset, stateOffset: offset + stateOffset,
                    fastPath: .none)
@@ -313,20 +313,6 @@ struct DiscoveredColumn {
 }
 
 enum ColumnDiscovery {
-    /// The offset of a stored field of a struct, from the runtime's metadata (works for
-    /// observed properties, which `MemoryLayout.offset(of:)` does not answer for).
-    static func storedFieldOffset(_ name: String, in type: Any.Type) -> Int? {
-        var found: Int?
-        if #available(macOS 10.15.4, iOS 13.4, tvOS 13.4, watchOS 6.2, *) {
-            _ = _forEachField(of: type) { fieldName, offset, _, _ in
-                guard String(cString: fieldName) == name else { return true }
-                found = offset
-                return false
-            }
-        }
-        return found
-    }
-
     /// Finds the column wrappers of `prototype`'s class, superclass columns first, and checks
     /// the runtime's field offsets against `Mirror` before trusting them.
     static func columns(of prototype: ActiveObject) throws -> [DiscoveredColumn] {

@@ -14,20 +14,25 @@ import Foundation
 public struct JSONColumn<Value: Codable> {
     /// See ``Column``.
     @usableFromInline var state: ColumnState
+    /// The current value.
+    @usableFromInline var value: Value
 
-    /// The property's value: a stored property, so reading it costs what reading any stored
-    /// property costs. Assigning it in an object loaded from the database remembers the value
-    /// before, once, for change tracking.
+    /// The property's value. Reading it costs what reading a stored property costs; assigning
+    /// it in an object loaded from the database remembers the value before, once, for change
+    /// tracking.
+    @inlinable
     public var wrappedValue: Value {
-        willSet {
-            if case .clean = state { state = .changed(OriginalValue(wrappedValue)) }
+        get { value }
+        set {
+            if case .clean = state { state = .changed(OriginalValue(value)) }
+            value = newValue
         }
     }
 
     /// Declares a JSON column named after the property, or `name` when given.
     @inlinable
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false) {
-        self.wrappedValue = wrappedValue
+        self.value = wrappedValue
         self.state = PrototypeConstruction.isActive
             ? .prototype(ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed)))
             : .fresh

@@ -33,6 +33,9 @@ final class ModelSchema: @unchecked Sendable {
     let quotedTable: String
     let quotedPrimaryKey: String
     let columns: [SchemaColumn]
+    /// The columns' accessors, by slot: the per-row loops index this array rather than copy
+    /// `SchemaColumn`s (each copy retains and releases its strings).
+    let accessors: [ColumnAccessor]
     /// The model's own date strategy override, if any.
     let dateStrategy: DateStrategy?
     /// A default-initialized instance; its wrappers carry their slots.
@@ -100,6 +103,7 @@ final class ModelSchema: @unchecked Sendable {
             discovered.descriptor.slot = slot
         }
         self.columns = columns
+        accessors = columns.map(\.accessor)
         slotByKey = slots
         canonicalMapping = columns.indices.map { (slot: $0, column: Int32($0 + 1)) }
 

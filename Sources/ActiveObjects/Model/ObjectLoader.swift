@@ -58,24 +58,24 @@ struct ObjectLoader {
                     expected: "Int64", found: other.description)
             }
         }
-        let columns = schema.columns
+        let accessors = schema.accessors
         // No closure here: the caller keeps the object alive, and the loop stays free of
         // captured state.
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
         for (slot, column) in mapping {
             let value = statement.value(at: column)
-            let accessor = columns[slot].accessor
+            let accessor = accessors[slot]
             guard accessor.load(value, into: base, context: context) else {
                 throw ActiveObjectError.typeMismatch(
-                    table: schema.tableName, column: columns[slot].name, rowID: rowID,
+                    table: schema.tableName, column: schema.columns[slot].name, rowID: rowID,
                     expected: accessor.valueTypeName, found: value.description)
             }
             if isNew { accessor.markLoaded(inNewObject: base) } else { accessor.setState(.clean, in: base) }
         }
-        if mapping.count != columns.count {
+        if mapping.count != accessors.count {
             // Columns missing from the result keep their defaults, yet are tracked from now on:
             // assigning one later writes it.
-            for column in columns { column.accessor.setState(.clean, in: base) }
+            for accessor in accessors { accessor.setState(.clean, in: base) }
         }
         object.id = rowID
         object.isPersisted = true

@@ -20,7 +20,8 @@ import Darwin
 enum PrototypeConstruction {
     // Safety of nonisolated(unsafe): the pointer itself never changes; the counter it points
     // to is only read and written through the atomic functions of the C shim.
-    nonisolated(unsafe) private static let inProgress: UnsafeMutablePointer<CLong> = {
+    @usableFromInline
+    nonisolated(unsafe) static let inProgress: UnsafeMutablePointer<CLong> = {
         let counter = UnsafeMutablePointer<CLong>.allocate(capacity: 1)
         counter.initialize(to: 0)
         return counter
@@ -33,11 +34,15 @@ enum PrototypeConstruction {
         return key
     }()
 
-    /// True while this thread is creating a prototype.
-    @usableFromInline
+    /// True while this thread is creating a prototype. Inlined into every `@Column`
+    /// initializer: the common answer (no prototype anywhere) costs one atomic load.
+    @inlinable
     static var isActive: Bool {
-        activeobjects_atomic_load(inProgress) != 0 && pthread_getspecific(key) != nil
+        activeobjects_atomic_load(inProgress) != 0 && isActiveOnThisThread
     }
+
+    @usableFromInline
+    static var isActiveOnThisThread: Bool { pthread_getspecific(key) != nil }
 
     /// Runs `body` (which creates the prototype) with the flag set on this thread.
     static func run<T>(_ body: () throws -> T) rethrows -> T {
