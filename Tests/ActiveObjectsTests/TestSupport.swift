@@ -48,17 +48,11 @@ func tracedOptions(_ recorder: TraceRecorder, _ base: Database.Options = Databas
     return options
 }
 
-/// A thread-safe box for values written by several threads.
-final class Locked<Value>: @unchecked Sendable {
-    // Safety: `value` is only accessed while `lock` is held.
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
+/// A thread-safe box for values written by several threads: the library's own `LockedValue`.
+typealias Locked = LockedValue
+
+extension LockedValue {
+    /// The value, read under the lock.
     var current: Value { withLock { $0 } }
 }
 
