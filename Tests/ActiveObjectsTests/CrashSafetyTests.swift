@@ -29,7 +29,7 @@ struct CrashSafetyTests {
         options.journalMode = mode
         do {
             let setup = try Database(path: databasePath, options: options)
-            try crashDatabase.withLock { $0 = setup }   // only to create the table
+            crashDatabase.withLock { $0 = setup }   // only to create the table
             try CrashBatchItem.createTable(in: setup)
             try setup.close()
         }

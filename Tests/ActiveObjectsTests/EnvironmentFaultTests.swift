@@ -305,7 +305,7 @@ struct EnvironmentFaultTests {
             #expect(clock.now - start >= .milliseconds(200))
             #expect(note.id == nil && note.title == "parent" && note.rank == 3 && note.hasChanges)
         }
-        FileManager.default.createFile(atPath: release, contents: Data())
+        _ = FileManager.default.createFile(atPath: release, contents: Data())
         _ = await child
 
         try note.save()
