@@ -29,29 +29,7 @@ protocol ColumnWrapper {
 /// every other type, and every value that needs a conversion (REAL into `Int`, numeric text,
 /// a mismatch to report), goes through the generic `loadSlowly`/`encodeSlowly` of the subclass.
 class ColumnAccessor {
-    /// The property types with a concrete fast path.
-    enum FastPath {
-        case none, int, int64, double, string, bool, data
-        case optionalInt, optionalInt64, optionalDouble, optionalString, optionalBool, optionalData
-
-        init(_ type: Any.Type) {
-            switch ObjectIdentifier(type) {
-            case ObjectIdentifier(Int.self): self = .int
-            case ObjectIdentifier(Int64.self): self = .int64
-            case ObjectIdentifier(Double.self): self = .double
-            case ObjectIdentifier(String.self): self = .string
-            case ObjectIdentifier(Bool.self): self = .bool
-            case ObjectIdentifier(Data.self): self = .data
-            case ObjectIdentifier(Int?.self): self = .optionalInt
-            case ObjectIdentifier(Int64?.self): self = .optionalInt64
-            case ObjectIdentifier(Double?.self): self = .optionalDouble
-            case ObjectIdentifier(String?.self): self = .optionalString
-            case ObjectIdentifier(Bool?.self): self = .optionalBool
-            case ObjectIdentifier(Data?.self): self = .optionalData
-            default: self = .none
-            }
-        }
-    }
+    typealias FastPath = NativeType
 
     /// Byte offset of the wrapper from the start of the object.
     let offset: Int
@@ -177,12 +155,7 @@ class ColumnAccessor {
         (object + stateOffset).assumingMemoryBound(to: ColumnState.self).pointee = state
     }
 
-    /// Marks a just-created object's property as loaded. Its state is `.fresh`, which holds
-    /// nothing to release, so the new state is written without reading the old one.
-    @inline(__always)
-    final func markLoaded(inNewObject object: UnsafeMutableRawPointer) {
-        (object + stateOffset).assumingMemoryBound(to: ColumnState.self).initialize(to: .clean)
-    }
+
 
     /// Whether the property holds something else than what was last loaded or saved: it was
     /// assigned since, with a value that encodes differently.

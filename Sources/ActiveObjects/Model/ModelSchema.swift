@@ -43,8 +43,8 @@ final class ModelSchema: @unchecked Sendable {
     /// Slot for each property name and column name; `-1` for the primary key.
     private let slotByKey: [String: Int]
 
-    /// (slot, result column) for the model's own SELECTs: slot `i` is column `i + 1`.
-    let canonicalMapping: [(slot: Int, column: Int32)]
+    /// How to load the model's own SELECTs, where slot `i` is result column `i + 1`.
+    let canonicalSteps: [LoadStep]
     /// `"id", "name", "age"`.
     let selectList: String
     /// `SELECT "id", … FROM "person"`.
@@ -105,7 +105,7 @@ final class ModelSchema: @unchecked Sendable {
         self.columns = columns
         accessors = columns.map(\.accessor)
         slotByKey = slots
-        canonicalMapping = columns.indices.map { (slot: $0, column: Int32($0 + 1)) }
+        canonicalSteps = columns.indices.map { LoadStep(column: Int32($0 + 1), slot: $0, accessor: columns[$0].accessor) }
 
         // The SQL, built once.
         quotedTable = SQLIdentifier.quote(tableName)

@@ -1,11 +1,31 @@
+/// One column to copy from a result row into an object: plain values only, so that the
+/// per-row loop touches no reference counts.
+struct LoadStep {
+    /// The result column.
+    let column: Int32
+    /// The schema slot (for the accessor and error messages).
+    let slot: Int
+    let nativeType: NativeType
+    let valueOffset: Int
+    let stateOffset: Int
+
+    init(column: Int32, slot: Int, accessor: ColumnAccessor) {
+        self.column = column
+        self.slot = slot
+        nativeType = accessor.fastPath
+        valueOffset = accessor.valueOffset
+        stateOffset = accessor.stateOffset
+    }
+}
+
 /// Turns result rows into model objects: maps result columns to schema slots by name once
 /// per statement, then fills each new object straight from the statement.
 struct ObjectLoader {
     let schema: ModelSchema
     let context: ValueContext
     private let idColumn: Int32?
-    /// (slot, result column) for every model column present in the result.
-    private let mapping: [(slot: Int, column: Int32)]
+    /// A step for every model column present in the result.
+    private let steps: [LoadStep]
 
     /// A loader for the model's own `SELECT "id", <columns in slot order> FROM …` statements,
     /// whose layout is fixed by the SQL text itself: no name lookup per query.
@@ -13,7 +33,7 @@ struct ObjectLoader {
         self.schema = schema
         self.context = context
         idColumn = 0
-        mapping = schema.canonicalMapping
+        steps = schema.canonicalSteps
     }
 
     /// Matches the statement's result columns (case-insensitively, first match wins) to the
@@ -26,11 +46,13 @@ struct ObjectLoader {
             positions[statement.columnName(index).lowercased()] = index
         }
         idColumn = positions[schema.primaryKey.lowercased()]
-        var mapping: [(slot: Int, column: Int32)] = []
+        var steps: [LoadStep] = []
         for (slot, column) in schema.columns.enumerated() {
-            if let position = positions[column.name.lowercased()] { mapping.append((slot, position)) }
+            if let position = positions[column.name.lowercased()] {
+                steps.append(LoadStep(column: position, slot: slot, accessor: column.accessor))
+            }
         }
-        self.mapping = mapping
+        self.steps = steps
     }
 
     /// A new object holding the current row. A model column missing from the result keeps the
@@ -45,7 +67,7 @@ struct ObjectLoader {
     }
 
     /// Stores the current row into `object` (its id and every mapped column) and marks it as
-    /// holding its row.
+    /// holding its row. `isNew`: the object was just created (its columns are all `.fresh`).
     func fill(_ object: ActiveObject, from statement: Statement, isNew: Bool = false) throws {
         var rowID: Int64?
         if let idColumn {
@@ -58,24 +80,29 @@ struct ObjectLoader {
                     expected: "Int64", found: other.description)
             }
         }
-        let accessors = schema.accessors
         // No closure here: the caller keeps the object alive, and the loop stays free of
-        // captured state.
+        // captured state and reference counting.
         let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(object).toOpaque())
-        for (slot, column) in mapping {
-            let value = statement.value(at: column)
-            let accessor = accessors[slot]
-            guard accessor.load(value, into: base, context: context) else {
-                throw ActiveObjectError.typeMismatch(
-                    table: schema.tableName, column: schema.columns[slot].name, rowID: rowID,
-                    expected: accessor.valueTypeName, found: value.description)
+        for step in steps {
+            // The common case: the statement writes the native value in place.
+            if !statement.store(column: step.column, as: step.nativeType, at: base + step.valueOffset) {
+                // Any other case converts through ColumnValue, which also detects mismatches.
+                let value = statement.value(at: step.column)
+                let accessor = schema.accessors[step.slot]
+                guard accessor.load(value, into: base, context: context) else {
+                    throw ActiveObjectError.typeMismatch(
+                        table: schema.tableName, column: schema.columns[step.slot].name, rowID: rowID,
+                        expected: accessor.valueTypeName, found: value.description)
+                }
             }
-            if isNew { accessor.markLoaded(inNewObject: base) } else { accessor.setState(.clean, in: base) }
+            let state = (base + step.stateOffset).assumingMemoryBound(to: ColumnState.self)
+            // A new object's state is `.fresh`, which holds nothing to release.
+            if isNew { state.initialize(to: .clean) } else { state.pointee = .clean }
         }
-        if mapping.count != accessors.count {
+        if steps.count != schema.accessors.count {
             // Columns missing from the result keep their defaults, yet are tracked from now on:
             // assigning one later writes it.
-            for accessor in accessors { accessor.setState(.clean, in: base) }
+            for accessor in schema.accessors { accessor.setState(.clean, in: base) }
         }
         object.id = rowID
         object.isPersisted = true

@@ -1,0 +1,105 @@
+import CSQLite
+import Foundation
+
+/// The Swift types that a statement can write straight into memory, for the hot loop that
+/// fills fetched objects: no ``DatabaseValue`` in between, one column lookup per value.
+enum NativeType {
+    case none, int, int64, double, string, bool, data
+    case optionalInt, optionalInt64, optionalDouble, optionalString, optionalBool, optionalData
+
+    /// The native type for a Swift type, or `.none` (read through ``ColumnValue`` instead).
+    init(_ type: Any.Type) {
+        switch ObjectIdentifier(type) {
+        case ObjectIdentifier(Int.self): self = .int
+        case ObjectIdentifier(Int64.self): self = .int64
+        case ObjectIdentifier(Double.self): self = .double
+        case ObjectIdentifier(String.self): self = .string
+        case ObjectIdentifier(Bool.self): self = .bool
+        case ObjectIdentifier(Data.self): self = .data
+        case ObjectIdentifier(Int?.self): self = .optionalInt
+        case ObjectIdentifier(Int64?.self): self = .optionalInt64
+        case ObjectIdentifier(Double?.self): self = .optionalDouble
+        case ObjectIdentifier(String?.self): self = .optionalString
+        case ObjectIdentifier(Bool?.self): self = .optionalBool
+        case ObjectIdentifier(Data?.self): self = .optionalData
+        default: self = .none
+        }
+    }
+}
+
+extension Statement {
+    /// Writes column `index` of the current row into the `type` at `pointer`, when the stored
+    /// value has exactly the matching storage class (or is NULL, for an optional). Returns false,
+    /// having written nothing, in every other case: the caller then converts through
+    /// ``value(at:)`` and ``ColumnValue``, which also reports mismatches.
+    ///
+    /// Uses `sqlite3_column_value` and the `sqlite3_value_*` readers: one column lookup per
+    /// value instead of one per call (<https://www.sqlite.org/c3ref/column_blob.html>). The
+    /// value is unprotected, which is safe here: it is read at once, on the thread that holds
+    /// the connection. TEXT is decoded with its byte length; BLOB keeps empty data non-NULL.
+    @inline(__always)
+    func store(column index: Int32, as type: NativeType, at pointer: UnsafeMutableRawPointer) -> Bool {
+        guard type != .none, let handle = sqliteStatement, let value = sqlite3_column_value(handle, index) else {
+            return false
+        }
+        switch (type, sqlite3_value_type(value)) {
+        case (.int, SQLITE_INTEGER):
+            guard let int = Int(exactly: sqlite3_value_int64(value)) else { return false }
+            pointer.assumingMemoryBound(to: Int.self).pointee = int
+        case (.int64, SQLITE_INTEGER):
+            pointer.assumingMemoryBound(to: Int64.self).pointee = sqlite3_value_int64(value)
+        case (.double, SQLITE_FLOAT):
+            pointer.assumingMemoryBound(to: Double.self).pointee = sqlite3_value_double(value)
+        case (.string, SQLITE_TEXT):
+            pointer.assumingMemoryBound(to: String.self).pointee = Self.text(of: value)
+        case (.bool, SQLITE_INTEGER):
+            switch sqlite3_value_int64(value) {
+            case 0: pointer.assumingMemoryBound(to: Bool.self).pointee = false
+            case 1: pointer.assumingMemoryBound(to: Bool.self).pointee = true
+            default: return false
+            }
+        case (.data, SQLITE_BLOB):
+            pointer.assumingMemoryBound(to: Data.self).pointee = Self.blob(of: value)
+        case (.optionalInt, SQLITE_INTEGER):
+            guard let int = Int(exactly: sqlite3_value_int64(value)) else { return false }
+            pointer.assumingMemoryBound(to: Int?.self).pointee = int
+        case (.optionalInt64, SQLITE_INTEGER):
+            pointer.assumingMemoryBound(to: Int64?.self).pointee = sqlite3_value_int64(value)
+        case (.optionalDouble, SQLITE_FLOAT):
+            pointer.assumingMemoryBound(to: Double?.self).pointee = sqlite3_value_double(value)
+        case (.optionalString, SQLITE_TEXT):
+            pointer.assumingMemoryBound(to: String?.self).pointee = Self.text(of: value)
+        case (.optionalBool, SQLITE_INTEGER):
+            switch sqlite3_value_int64(value) {
+            case 0: pointer.assumingMemoryBound(to: Bool?.self).pointee = false
+            case 1: pointer.assumingMemoryBound(to: Bool?.self).pointee = true
+            default: return false
+            }
+        case (.optionalData, SQLITE_BLOB):
+            pointer.assumingMemoryBound(to: Data?.self).pointee = Self.blob(of: value)
+        case (.optionalInt, SQLITE_NULL): pointer.assumingMemoryBound(to: Int?.self).pointee = nil
+        case (.optionalInt64, SQLITE_NULL): pointer.assumingMemoryBound(to: Int64?.self).pointee = nil
+        case (.optionalDouble, SQLITE_NULL): pointer.assumingMemoryBound(to: Double?.self).pointee = nil
+        case (.optionalString, SQLITE_NULL): pointer.assumingMemoryBound(to: String?.self).pointee = nil
+        case (.optionalBool, SQLITE_NULL): pointer.assumingMemoryBound(to: Bool?.self).pointee = nil
+        case (.optionalData, SQLITE_NULL): pointer.assumingMemoryBound(to: Data?.self).pointee = nil
+        default:
+            return false
+        }
+        return true
+    }
+
+    @inline(__always)
+    private static func text(of value: OpaquePointer) -> String {
+        // Ask for the text first, then its length: the order SQLite documents as safe.
+        guard let text = sqlite3_value_text(value) else { return "" }
+        let count = Int(sqlite3_value_bytes(value))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    @inline(__always)
+    private static func blob(of value: OpaquePointer) -> Data {
+        guard let bytes = sqlite3_value_blob(value) else { return Data() }
+        return Data(bytes: bytes, count: Int(sqlite3_value_bytes(value)))
+    }
+}
