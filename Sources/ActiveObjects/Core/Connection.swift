@@ -21,9 +21,6 @@ final class Connection {
     /// and snapshot before the write), run in reverse order when the transaction or savepoint
     /// that wrote them rolls back, so the objects match the database again.
     var rollbackActions: [UndoEntry] = []
-    /// Bumped whenever the undo log is emptied, so that a record left in an object never
-    /// touches a later entry at the same index.
-    private(set) var undoGeneration: UInt64 = 0
     /// How many statements were compiled; tests use it to prove the cache works.
     private(set) var preparedStatementCount = 0
 
@@ -102,20 +99,6 @@ final class Connection {
     /// Empties the undo log (the outermost transaction ended).
     func clearUndoLog() {
         rollbackActions.removeAll(keepingCapacity: true)
-        undoGeneration &+= 1
-    }
-
-    /// Records an inserted object without keeping it alive, and returns where.
-    func recordInsert(of object: AnyObject) -> (generation: UInt64, index: Int) {
-        rollbackActions.append(.forgetInsert(Unmanaged.passUnretained(object)))
-        return (undoGeneration, rollbackActions.count - 1)
-    }
-
-    /// Called by an object recorded with `recordInsert(of:)` when it is deallocated.
-    func releaseInsertRecord(generation: UInt64, index: Int) {
-        lock.withLock {
-            if generation == undoGeneration, index < rollbackActions.count { rollbackActions[index] = .released }
-        }
     }
 
     /// Runs, newest first, the undo actions recorded since `mark`, and forgets them.
@@ -125,11 +108,10 @@ final class Connection {
         rollbackActions.removeSubrange(mark...)
         for action in actions.reversed() {
             switch action {
-            case .forgetInsert(let object):
-                // The object is alive: a deallocated one replaced its entry with `.released`.
-                object._withUnsafeGuaranteedRef { ($0 as? InsertUndoable)?.forgetInsert() }
+            case .forgetInsert(let entry):
+                // An object deallocated meanwhile has nothing left to undo.
+                (entry.object as? InsertUndoable)?.forgetInsert()
             case .run(let undo): undo()
-            case .released: break
             }
         }
     }
@@ -313,14 +295,16 @@ final class SharedSQL: StatementSource, Sendable {
 
 /// What to undo in an object when the transaction that wrote it rolls back.
 enum UndoEntry {
-    /// The object was inserted: it becomes new again. Held unretained, so that a transaction
-    /// inserting many objects does not keep them all alive (the object clears the entry when
-    /// it is deallocated).
-    case forgetInsert(Unmanaged<AnyObject>)
+    /// The object was inserted: it becomes new again. Held weakly, so that a transaction
+    /// inserting many objects does not keep them all alive.
+    case forgetInsert(WeakObject)
     /// Anything else: restore the state captured by the closure.
     case run(() -> Void)
-    /// An inserted object that was deallocated meanwhile: nothing to undo.
-    case released
+}
+
+/// A weak reference, for the undo log.
+struct WeakObject {
+    weak var object: AnyObject?
 }
 
 /// An object whose insert can be forgotten after a rollback (ActiveObject, in the Model layer).

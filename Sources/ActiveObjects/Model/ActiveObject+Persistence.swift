@@ -74,8 +74,7 @@ extension ActiveObject {
     private func rememberStateForRollback(in connection: Connection, schema: ModelSchema) {
         guard connection.transactionDepth > 0 else { return }
         if id == nil && !isPersisted {
-            let (generation, index) = connection.recordInsert(of: self)
-            insertRecord = InsertRecord(connection: connection, generation: generation, index: index)
+            connection.rollbackActions.append(.forgetInsert(WeakObject(object: self)))
             return
         }
         let (id, persisted, relations) = (self.id, isPersisted, preloadedRelations)
@@ -250,6 +249,5 @@ extension ActiveObject: InsertUndoable {
         id = nil
         isPersisted = false
         preloadedRelations = nil
-        insertRecord = nil
     }
 }

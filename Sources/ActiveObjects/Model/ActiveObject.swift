@@ -19,26 +19,21 @@ import Foundation
 /// `init()`) and the SQL built from them is cached. Override the class properties below to
 /// map existing tables; override the hooks for validation and callbacks.
 open class ActiveObject: CustomStringConvertible {
+    // The stored properties below are `@exclusivity(unchecked)`: the library reads and writes
+    // them on every save and every fetched row, where a dynamic exclusivity check (with its
+    // thread-local bookkeeping) cost more than the rest of the bookkeeping. They are plain
+    // values, never accessed in place across calls, so no overlapping access can occur.
+
     /// The row's integer primary key: nil until the object is inserted.
-    public var id: Int64?
+    @exclusivity(unchecked) public var id: Int64?
 
     /// True when the properties hold what the database row holds (the object was loaded or
     /// saved, and not deleted since). Dirty tracking then compares each changed property with
     /// the original value its wrapper kept.
-    var isPersisted = false
+    @exclusivity(unchecked) var isPersisted = false
 
     /// Related objects loaded by `including(_:)`, keyed by relation.
-    var preloadedRelations: [PreloadKey: Any]?
-
-    /// Where this object's INSERT is recorded in an open transaction's undo log (see
-    /// `Database.transaction`); nil otherwise.
-    var insertRecord: InsertRecord?
-
-    deinit {
-        if let insertRecord {
-            insertRecord.connection.releaseInsertRecord(generation: insertRecord.generation, index: insertRecord.index)
-        }
-    }
+    @exclusivity(unchecked) var preloadedRelations: [PreloadKey: Any]?
 
     /// Creates an object with every property at its declared default. Subclasses whose
     /// properties all have defaults need no initializer.
@@ -132,19 +127,6 @@ final class LockedValue<Value>: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
-    }
-}
-
-/// The position of an object's INSERT in a transaction's undo log.
-final class InsertRecord {
-    let connection: Connection
-    let generation: UInt64
-    let index: Int
-
-    init(connection: Connection, generation: UInt64, index: Int) {
-        self.connection = connection
-        self.generation = generation
-        self.index = index
     }
 }
 

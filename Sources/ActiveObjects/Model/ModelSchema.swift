@@ -191,11 +191,8 @@ final class ModelSchema: @unchecked Sendable {
     /// throws the same ``ActiveObjectError/invalidModel(model:reason:)`` on every use.
     static func of(_ type: ActiveObject.Type) throws -> ModelSchema {
         let key = ObjectIdentifier(type)
-        let known = registry.withLock { registry -> Result<ModelSchema, ActiveObjectError>? in
-            if let schema = registry.schemas[key] { return .success(schema) }
-            return registry.failures[key].map { .failure($0) }
-        }
-        if let known { return try known.get() }
+        if let schema = registry.withLock({ $0.schemas[key] }) { return schema }
+        if let failure = registry.withLock({ $0.failures[key] }) { throw failure }
         // Built outside the lock: the prototype's init() is user code, which may itself use
         // other models. Two threads may build the same class at once; the first one stored wins.
         let built: Result<ModelSchema, ActiveObjectError>
