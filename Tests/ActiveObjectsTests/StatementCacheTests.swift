@@ -148,18 +148,21 @@ import Testing
         #expect(try count(db, "SELECT count(*) FROM t") == 4)
     }
 
-    @Test func bindingsAreClearedBetweenUses() throws {
+    @Test func bindingsNeverLeakIntoTheNextUse() throws {
         let db = try Database.inMemory()
         let sql = "SELECT ?"
         #expect(try db.scalar(sql, ["first"]) == "first")
-        // Preparing the same SQL with a fresh argument gives that argument, not the old one.
+        // The same SQL with a fresh argument gives that argument, not the old one.
         #expect(try db.scalar(sql, ["second"]) == "second")
+        // Every parameter must be bound: a stale binding can never be used.
+        #expect(throws: ActiveObjectError.self) { try db.execute("SELECT ?, ?", ["only one"]) }
         let statement = try db.withConnection { try $0.cachedStatement(sql) }
         let compiled = try #require(statement.sqliteStatement)
         #expect(sqlite3_bind_parameter_count(compiled) == 1)
-        // After a call, the slot is NULL again.
+        // A large value is released as soon as the statement is reset.
+        let large = String(repeating: "x", count: 64 * 1024)
         let value = try db.withConnection { connection in
-            try connection.withStatement(sql, [.text("x")]) { _ in }
+            try connection.withStatement(sql, [.text(large)]) { _ in }
             let raw = try #require(statement.sqliteStatement)
             _ = sqlite3_step(raw)
             defer { sqlite3_reset(raw) }

@@ -1,4 +1,11 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One persisted property of a model.
 struct SchemaColumn {
@@ -191,7 +198,14 @@ final class ModelSchema: @unchecked Sendable {
     /// throws the same ``ActiveObjectError/invalidModel(model:reason:)`` on every use.
     static func of(_ type: ActiveObject.Type) throws -> ModelSchema {
         let key = ObjectIdentifier(type)
-        if let schema = registry.withLock({ $0.schemas[key] }) { return schema }
+        // Every save and query asks; most ask for the class asked for last on this thread.
+        let recent = RecentSchema.onThisThread
+        if recent.key == key, let schema = recent.schema { return schema }
+        if let schema = registry.withLock({ $0.schemas[key] }) {
+            recent.key = key
+            recent.schema = schema
+            return schema
+        }
         if let failure = registry.withLock({ $0.failures[key] }) { throw failure }
         // Built outside the lock: the prototype's init() is user code, which may itself use
         // other models. Two threads may build the same class at once; the first one stored wins.
@@ -212,6 +226,35 @@ final class ModelSchema: @unchecked Sendable {
             }
             return try built.get()
         }
+    }
+}
+
+/// The schema a thread used last, so that repeated saves and queries of one class skip the
+/// registry's lock. One per thread (a thread-local box), never shared.
+final class RecentSchema {
+    var key: ObjectIdentifier?
+    var schema: ModelSchema?
+
+    private static let threadKey: pthread_key_t = {
+        var key = pthread_key_t()
+        // The destructor releases the thread's box when the thread ends.
+        let status = pthread_key_create(&key) { box in
+            // Optional on Linux, not on Darwin: accept both.
+            let pointer: UnsafeMutableRawPointer? = box
+            if let pointer { Unmanaged<RecentSchema>.fromOpaque(pointer).release() }
+        }
+        precondition(status == 0, "ActiveObjects could not create a thread-local key (pthread_key_create: \(status))")
+        return key
+    }()
+
+    /// This thread's box, created on first use.
+    static var onThisThread: RecentSchema {
+        if let box = pthread_getspecific(threadKey) {
+            return Unmanaged<RecentSchema>.fromOpaque(box).takeUnretainedValue()
+        }
+        let box = RecentSchema()
+        pthread_setspecific(threadKey, Unmanaged.passRetained(box).toOpaque())
+        return box
     }
 }
 
