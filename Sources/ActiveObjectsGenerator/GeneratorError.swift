@@ -20,6 +20,7 @@ public enum GeneratorError: Error, Equatable, CustomStringConvertible {
     /// The output file could not be written.
     case cannotWrite(String, String)
 
+    /// The message `activeobjects-gen` prints before exiting.
     public var description: String {
         switch self {
         case .usage(let message): return message
