@@ -205,6 +205,29 @@ final class Connection {
         return try body(statement)
     }
 
+    /// ``withStatement(_:_:_:)`` with the parameters bound by `binding` (which must bind every
+    /// one of them) instead of from an array. A statement whose binding fails never ran: it
+    /// is reset, and not reported to the trace hook.
+    func withStatement<Source: StatementSource, T>(
+        _ source: Source, binding: (Statement) throws -> Void, _ body: (Statement) throws -> T
+    ) throws -> T {
+        let statement = try cachedStatement(source)
+        do {
+            try binding(statement)
+        } catch {
+            statement.reset()
+            throw error
+        }
+        let start = options.traceHandler == nil ? 0 : DispatchTime.now().uptimeNanoseconds
+        defer {
+            statement.reset()
+            if let trace = options.traceHandler {
+                trace(statement.sql, DispatchTime.now().uptimeNanoseconds &- start)
+            }
+        }
+        return try body(statement)
+    }
+
     /// Executes a statement that returns no rows (rows, if any, are stepped through).
     func execute<Source: StatementSource>(_ sql: Source, _ arguments: [DatabaseValue] = []) throws {
         try withStatement(sql, arguments) { statement in

@@ -25,6 +25,24 @@ extension ActiveObject {
         }
     }
 
+    /// Binds every column's current value, in slot order, to parameters 1…n.
+    /// - Throws: ``ActiveObjectError/invalidValue(table:column:reason:)`` for a value that
+    ///   cannot be stored (nothing has run: the caller's statement is reset).
+    func bindColumns(to statement: Statement, schema: ModelSchema, context: ValueContext) throws {
+        try withUnsafeObjectPointer { base in
+            for (slot, accessor) in schema.accessors.enumerated() {
+                let value: DatabaseValue
+                do {
+                    value = try accessor.encode(from: base, context: context)
+                } catch {
+                    throw ActiveObjectError.invalidValue(table: schema.tableName, column: schema.columns[slot].name,
+                                                         reason: "\(error)")
+                }
+                try statement.bind(value, at: Int32(slot + 1))
+            }
+        }
+    }
+
     /// Slots whose value differs from what was last loaded or saved. For an object that does
     /// not hold a row (never saved, or deleted), the comparison is with the class's defaults.
     func changedSlots(_ values: [DatabaseValue], schema: ModelSchema, context: ValueContext) -> [Int] {
@@ -149,6 +167,24 @@ extension ActiveObject {
         }
         try willSave()
         let context = schema.context(in: database)
+        if kind == .insert && id == nil {
+            // The most common write: bind the properties straight into the cached INSERT.
+            try database.withConnection { connection in
+                try connection.withStatement(schema.insertSQL, binding: { statement in
+                    try bindColumns(to: statement, schema: schema, context: context)
+                }) { statement in
+                    while try statement.step() {}
+                }
+                id = connection.lastInsertRowID
+                // A rollback of the enclosing transaction makes the object new again.
+                if connection.transactionDepth > 0 {
+                    connection.rollbackActions.append(.forgetInsert(WeakObject(object: self)))
+                }
+            }
+            markPersisted(schema: schema)
+            didSave()
+            return
+        }
         let values = try encodedValues(schema: schema, context: context)
         let written: Bool = try database.withConnection { connection in
             rememberStateForRollback(in: connection, schema: schema)
