@@ -30,7 +30,12 @@ final class Connection {
     private final class CacheEntry {
         let statement: Statement
         var lastUse: UInt64
-        init(_ statement: Statement, lastUse: UInt64) { (self.statement, self.lastUse) = (statement, lastUse) }
+        /// The ``SharedSQL`` whose identity is the key: kept alive with the entry, so that its
+        /// address can never be reused by other SQL while the entry exists.
+        let keyOwner: AnyObject?
+        init(_ statement: Statement, lastUse: UInt64, keyOwner: AnyObject?) {
+            (self.statement, self.lastUse, self.keyOwner) = (statement, lastUse, keyOwner)
+        }
     }
 
     init(path: String, options: Database.Options) throws {
@@ -182,7 +187,7 @@ final class Connection {
             // The evicted statement is finalized when its last user releases it.
             cache[oldest] = nil
         }
-        cache[key] = CacheEntry(statement, lastUse: useClock)
+        cache[key] = CacheEntry(statement, lastUse: useClock, keyOwner: source.keyOwner)
         return statement
     }
 
@@ -269,7 +274,7 @@ final class Connection {
     }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
-    var changes: Int { sqliteConnection.map { Int(sqlite3_changes64($0)) } ?? 0 }
+    var changes: Int { sqliteConnection.map { Int(sqlite3_changes($0)) } ?? 0 }
 
     /// The rowid of the last successful INSERT.
     var lastInsertRowID: Int64 { sqliteConnection.map { sqlite3_last_insert_rowid($0) } ?? 0 }
@@ -301,11 +306,14 @@ enum StatementKey: Hashable {
 protocol StatementSource {
     var sql: String { get }
     var cacheKey: StatementKey { get }
+    /// The object whose identity the key is made of (kept alive by the cache), if any.
+    var keyOwner: AnyObject? { get }
 }
 
 extension String: StatementSource {
     var sql: String { self }
     var cacheKey: StatementKey { .text(self) }
+    var keyOwner: AnyObject? { nil }
 }
 
 /// SQL text built once and kept for the life of the program (a model's INSERT, find by id…),
@@ -314,6 +322,7 @@ final class SharedSQL: StatementSource, Sendable {
     let sql: String
     init(_ sql: String) { self.sql = sql }
     var cacheKey: StatementKey { .shared(ObjectIdentifier(self)) }
+    var keyOwner: AnyObject? { self }
 }
 
 /// What to undo in an object when the transaction that wrote it rolls back.

@@ -205,14 +205,16 @@ public struct Query<Model: ActiveObject> {
         }
     }
 
-    /// One page of results, 1-based: `page(3, size: 20)` is rows 41…60 of the ordering.
-    /// - Throws: ``ActiveObjectError/invalidArgument(_:)`` for a page below 1 or a size below 1.
+    /// One page of results, 1-based: `page(3, size: 20)` is rows 41…60 of the query's filters
+    /// and ordering (it replaces any `limit` and `offset`).
+    /// - Throws: ``ActiveObjectError/invalidArgument(_:)`` for a page below 1, a size below 1,
+    ///   or a page beyond `Int`'s range.
     public func page(_ number: Int, size: Int) throws -> [Model] {
         guard number >= 1 else { throw ActiveObjectError.invalidArgument("page numbers start at 1, got \(number)") }
         guard size >= 1 else { throw ActiveObjectError.invalidArgument("page size must be at least 1, got \(size)") }
         let (skip, overflow) = (number - 1).multipliedReportingOverflow(by: size)
         guard !overflow else { throw ActiveObjectError.invalidArgument("page \(number) of size \(size) is out of range") }
-        return try limit(size).offset((offsetCount ?? 0) + skip).all()
+        return try limit(size).offset(skip).all()
     }
 
     /// The values of one column for the matching rows, typed: `try q.pluck(\.$name)` is `[String]`.

@@ -9,6 +9,13 @@ struct PreloadKey: Hashable {
     enum Kind { case belongsTo, hasMany, hasOne }
 }
 
+/// A parent loaded by `including(_:)`, with the foreign key it was loaded for: when the key
+/// changes afterwards, `get()` loads the new parent instead.
+struct PreloadedParent {
+    let key: Int64?
+    let parent: ActiveObject?
+}
+
 /// Loads related objects for a list of parents in one query (see `Query.including`).
 struct Preloader<Model: ActiveObject> {
     let load: ([Model]) throws -> Void
@@ -100,8 +107,12 @@ public struct BelongsTo<Parent: ActiveObject> {
     public func get() throws -> Parent? {
         let schema = try ModelSchema.of(childType)
         let key = try key(schema)
-        if let preloaded = child.preloadedRelations?[key] { return preloaded as? Parent }
-        guard let parentID = try child.integerValue(atSlot: key.foreignKeySlot, schema: schema) else { return nil }
+        let parentID = try child.integerValue(atSlot: key.foreignKeySlot, schema: schema)
+        // A preloaded parent counts only while the key still points at it.
+        if let preloaded = child.preloadedRelations?[key] as? PreloadedParent, preloaded.key == parentID {
+            return preloaded.parent as? Parent
+        }
+        guard let parentID else { return nil }
         return try Parent.loadByID(parentID)
     }
 
@@ -268,7 +279,7 @@ extension Query {
             for parent in parents { if let id = parent.id { byID[id] = parent } }
             for object in objects {
                 let id = try object.integerValue(atSlot: key.foreignKeySlot, schema: schema)
-                object.preloadRelation(id.flatMap { byID[$0] } as Any, for: key)
+                object.preloadRelation(PreloadedParent(key: id, parent: id.flatMap { byID[$0] }), for: key)
             }
         })
     }
