@@ -283,10 +283,6 @@ final class Connection {
     /// IOERR, BUSY or NOMEM, SQLite may have rolled the transaction back by itself.
     var isAutocommit: Bool { sqliteConnection.map { sqlite3_get_autocommit($0) != 0 } ?? true }
 
-    /// SQLite's run-time limit on bound variables in one statement.
-    var maxVariableCount: Int {
-        sqliteConnection.map { Int(sqlite3_limit($0, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) } ?? 999
-    }
 
     /// Changes a run-time limit (`sqlite3_limit`); returns the previous value.
     @discardableResult

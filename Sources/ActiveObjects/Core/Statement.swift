@@ -51,8 +51,6 @@ final class Statement {
     /// True while a step has started and the statement was not reset (`sqlite3_stmt_busy`).
     var isBusy: Bool { sqliteStatement.map { sqlite3_stmt_busy($0) != 0 } ?? false }
 
-    /// Whether the statement only reads (`sqlite3_stmt_readonly`).
-    var isReadOnly: Bool { sqliteStatement.map { sqlite3_stmt_readonly($0) != 0 } ?? true }
 
     // MARK: Binding
 
