@@ -198,16 +198,7 @@ final class Connection {
     func withStatement<Source: StatementSource, T>(
         _ source: Source, _ arguments: [DatabaseValue], _ body: (Statement) throws -> T
     ) throws -> T {
-        let statement = try cachedStatement(source)
-        let start = options.traceHandler == nil ? 0 : DispatchTime.now().uptimeNanoseconds
-        defer {
-            statement.reset()
-            if let trace = options.traceHandler {
-                trace(statement.sql, DispatchTime.now().uptimeNanoseconds &- start)
-            }
-        }
-        try statement.bind(arguments)
-        return try body(statement)
+        try withStatement(source, binding: { try $0.bind(arguments) }, body)
     }
 
     /// ``withStatement(_:_:_:)`` with the parameters bound by `binding` (which must bind every

@@ -24,26 +24,21 @@ protocol ColumnWrapper {
 
 /// Typed access to one column's wrapper inside objects of one class.
 ///
-/// `load` and `encode` are on every row's path. For the most common property types they run
-/// concrete code chosen by ``FastPath`` (a switch, no dynamic dispatch, no generic metadata);
-/// every other type, and every value that needs a conversion (REAL into `Int`, numeric text,
-/// a mismatch to report), goes through the generic `loadSlowly`/`encodeSlowly` of the subclass.
+/// Reading rows goes through `Statement.store` for the common types (``NativeType``), and
+/// through `load` otherwise. `encode` runs concrete code for the native types (a switch, no
+/// dynamic dispatch, no generic metadata) and the subclass's generic `encodeSlowly` for the rest.
 class ColumnAccessor {
-    typealias FastPath = NativeType
-
-    /// Byte offset of the wrapper from the start of the object.
-    let offset: Int
     /// Byte offset of the current value.
     let valueOffset: Int
     /// Byte offset of the wrapper's ``ColumnState`` (whether the property changed).
     let stateOffset: Int
-    let fastPath: FastPath
+    /// The property's type, when the statement can write it directly.
+    let nativeType: NativeType
 
-    init(offset: Int, valueOffset: Int, stateOffset: Int, fastPath: FastPath) {
-        self.offset = offset
+    init(valueOffset: Int, stateOffset: Int, nativeType: NativeType) {
         self.valueOffset = valueOffset
         self.stateOffset = stateOffset
-        self.fastPath = fastPath
+        self.nativeType = nativeType
     }
 
     /// The Swift type of the property, for error messages (`Int8`, `Optional<Date>`).
@@ -55,60 +50,17 @@ class ColumnAccessor {
     /// The declared SQL type of the column.
     var columnType: ColumnType { fatalError("abstract") }
 
-    /// Stores a database value into the property; false when it does not fit the type.
-    @inline(__always)
+    /// Stores a database value into the property; false when it does not fit the type. (The
+    /// per-row fast path is `Statement.store`; this is the general conversion.)
     final func load(_ value: DatabaseValue, into object: UnsafeMutableRawPointer, context: ValueContext) -> Bool {
-        let pointer = object + valueOffset
-        switch (fastPath, value) {
-        case (.int, .integer(let int)):
-            guard let int = Int(exactly: int) else { break }
-            pointer.assumingMemoryBound(to: Int.self).pointee = int
-        case (.int64, .integer(let int)):
-            pointer.assumingMemoryBound(to: Int64.self).pointee = int
-        case (.double, .real(let real)):
-            pointer.assumingMemoryBound(to: Double.self).pointee = real
-        case (.string, .text(let text)):
-            pointer.assumingMemoryBound(to: String.self).pointee = text
-        case (.bool, .integer(let int)) where int == 0 || int == 1:
-            pointer.assumingMemoryBound(to: Bool.self).pointee = int == 1
-        case (.data, .blob(let data)):
-            pointer.assumingMemoryBound(to: Data.self).pointee = data
-        case (.optionalInt, .integer(let int)):
-            guard let int = Int(exactly: int) else { break }
-            pointer.assumingMemoryBound(to: Int?.self).pointee = int
-        case (.optionalInt, .null):
-            pointer.assumingMemoryBound(to: Int?.self).pointee = nil
-        case (.optionalInt64, .integer(let int)):
-            pointer.assumingMemoryBound(to: Int64?.self).pointee = int
-        case (.optionalInt64, .null):
-            pointer.assumingMemoryBound(to: Int64?.self).pointee = nil
-        case (.optionalDouble, .real(let real)):
-            pointer.assumingMemoryBound(to: Double?.self).pointee = real
-        case (.optionalDouble, .null):
-            pointer.assumingMemoryBound(to: Double?.self).pointee = nil
-        case (.optionalString, .text(let text)):
-            pointer.assumingMemoryBound(to: String?.self).pointee = text
-        case (.optionalString, .null):
-            pointer.assumingMemoryBound(to: String?.self).pointee = nil
-        case (.optionalBool, .integer(let int)) where int == 0 || int == 1:
-            pointer.assumingMemoryBound(to: Bool?.self).pointee = int == 1
-        case (.optionalBool, .null):
-            pointer.assumingMemoryBound(to: Bool?.self).pointee = nil
-        case (.optionalData, .blob(let data)):
-            pointer.assumingMemoryBound(to: Data?.self).pointee = data
-        case (.optionalData, .null):
-            pointer.assumingMemoryBound(to: Data?.self).pointee = nil
-        default:
-            return loadSlowly(value, into: pointer, context: context)
-        }
-        return true
+        loadSlowly(value, into: object + valueOffset, context: context)
     }
 
     /// Reads the property as a database value.
     @inline(__always)
     final func encode(from object: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue {
         let pointer = object + valueOffset
-        switch fastPath {
+        switch nativeType {
         case .int: return .integer(Int64(pointer.assumingMemoryBound(to: Int.self).pointee))
         case .int64: return .integer(pointer.assumingMemoryBound(to: Int64.self).pointee)
         case .string: return .text(pointer.assumingMemoryBound(to: String.self).pointee)
@@ -189,8 +141,8 @@ final class ValueColumnAccessor<Value: ColumnValue>: ColumnAccessor {
         // metadata, not a runtime lookup of `Column<Value>`'s on every call.
         guard let valueOffset = MemoryLayout<Wrapper>.offset(of: \Wrapper.value),
               let stateOffset = MemoryLayout<Wrapper>.offset(of: \Wrapper.state) else { return nil }
-        super.init(offset: offset, valueOffset: offset + valueOffset, stateOffset: offset + stateOffset,
-                   fastPath: FastPath(Value.self))
+        super.init(valueOffset: offset + valueOffset, stateOffset: offset + stateOffset,
+                   nativeType: NativeType(Value.self))
     }
 
     override var valueTypeName: String { String(describing: Value.self) }
@@ -230,8 +182,8 @@ final class JSONColumnAccessor<Value: Codable>: ColumnAccessor {
     init?(offset: Int) {
         guard let valueOffset = MemoryLayout<Wrapper>.offset(of: \Wrapper.value),
               let stateOffset = MemoryLayout<Wrapper>.offset(of: \Wrapper.state) else { return nil }
-        super.init(offset: offset, valueOffset: offset + valueOffset, stateOffset: offset + stateOffset,
-                   fastPath: .none)
+        super.init(valueOffset: offset + valueOffset, stateOffset: offset + stateOffset,
+                   nativeType: .none)
     }
 
     override var valueTypeName: String { "JSON \(Value.self)" }

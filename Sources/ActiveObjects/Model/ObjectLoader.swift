@@ -12,7 +12,7 @@ struct LoadStep {
     init(column: Int32, slot: Int, accessor: ColumnAccessor) {
         self.column = column
         self.slot = slot
-        nativeType = accessor.fastPath
+        nativeType = accessor.nativeType
         valueOffset = accessor.valueOffset
         stateOffset = accessor.stateOffset
     }
