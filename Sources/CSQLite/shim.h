@@ -44,5 +44,8 @@ static inline long activeobjects_atomic_load(const long *value) {
 static inline void activeobjects_atomic_add(long *value, long delta) {
     __atomic_add_fetch(value, delta, __ATOMIC_ACQ_REL);
 }
+static inline void activeobjects_atomic_store(long *value, long newValue) {
+    __atomic_store_n(value, newValue, __ATOMIC_RELEASE);
+}
 
 #endif

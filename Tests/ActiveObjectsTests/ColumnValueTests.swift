@@ -240,7 +240,7 @@ extension Priority: ColumnValue {}
     }
 
     @Test func valuesOverTheLengthLimitThrowTooBig() throws {
-        let previous = db.connection.setLimit(SQLITE_LIMIT_LENGTH, 1_000_000)
+        let previous = db.writer.setLimit(SQLITE_LIMIT_LENGTH, 1_000_000)
         #expect(previous > 1_000_000)
         let twoMegabytes = 2_000_000
         let error = expectDatabaseError(.tooBig) { try store(Data(count: twoMegabytes), in: "b") }

@@ -71,18 +71,18 @@ struct CrashSafetyTests {
             }
 
             let database = try Database(path: databasePath, options: options)
-            let integrity: String? = try database.scalar("PRAGMA integrity_check")
+            let integrity: String? = try await database.scalar("PRAGMA integrity_check")
             #expect(integrity == "ok", "kill \(round) (\(mode)): integrity_check said \(integrity ?? "nothing")")
-            let rows: Int = try database.scalar("SELECT count(*) FROM crash_batch_item") ?? -1
+            let rows: Int = try await database.scalar("SELECT count(*) FROM crash_batch_item") ?? -1
             #expect(rows % 10 == 0, "kill \(round) (\(mode)): \(rows) rows is not whole transactions")
             #expect(rows >= previousRows, "kill \(round) (\(mode)): rows went from \(previousRows) to \(rows)")
             previousRows = rows
-            let partial = try database.rows(
+            let partial = try await database.rows(
                 "SELECT batch, count(*) AS n FROM crash_batch_item GROUP BY batch HAVING n <> 10")
             #expect(partial.isEmpty, "kill \(round) (\(mode)): partial batches \(partial)")
             let committed = (try? String(contentsOfFile: logPath, encoding: .utf8))?
                 .split(separator: "\n").compactMap { Int($0) } ?? []
-            let present = Set(try database.rows("SELECT DISTINCT batch FROM crash_batch_item").map { try $0["batch"] as Int })
+            let present = Set(try await database.rows("SELECT DISTINCT batch FROM crash_batch_item").map { try $0["batch"] as Int })
             let missing = committed.filter { !present.contains($0) }
             #expect(missing.isEmpty, "kill \(round) (\(mode)): committed batches missing: \(missing)")
             try database.close()

@@ -350,4 +350,19 @@ import Testing
         let reopened = try Database(path: path)
         #expect(try count(reopened, "SELECT count(*) FROM t") == 1)
     }
+
+    /// FTS5 prepares statements of its own on the connection; closing must finalize only
+    /// ours (finalizing SQLite's too was a double free that aborted the process).
+    @Test func closingADatabaseThatUsedAVirtualTableFinalizesOnlyItsOwnStatements() throws {
+        let dir = try TemporaryDirectory()
+        for path in [":memory:", dir.path("fts.sqlite")] {
+            let db = try Database(path: path)
+            try db.execute("CREATE VIRTUAL TABLE notes USING fts5(body)")
+            try db.execute("INSERT INTO notes(body) VALUES (?)", ["hello full text"])
+            let hits: Int? = try db.scalar("SELECT count(*) FROM notes WHERE notes MATCH ?", ["hello"])
+            #expect(hits == 1)
+            try db.close()
+            #expect(db.isClosed)
+        }
+    }
 }

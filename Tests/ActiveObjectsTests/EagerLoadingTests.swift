@@ -238,7 +238,7 @@ final class EagerBadge: SchemaTestModel {
     @Test func idListsLongerThanTheVariableLimitStillTakeOneQuery() throws {
         let fx = try SchemaFixture()
         try Self.populate(fx, groups: 300, people: 600, nullEvery: 1_000_000)
-        _ = try fx.db.withConnection { $0.setLimit(SQLITE_LIMIT_VARIABLE_NUMBER, 50) }
+        _ = try fx.db.withWriter { $0.setLimit(SQLITE_LIMIT_VARIABLE_NUMBER, 50) }
         var people: [EagerPerson] = []
         let statements = try fx.statements { () throws in people = try EagerPerson.including(\.group).all() }
         #expect(Self.selects(statements).count == 2, "\(statements.map { String($0.prefix(120)) })")

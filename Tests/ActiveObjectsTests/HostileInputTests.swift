@@ -232,7 +232,7 @@ struct HostileInputTests {
     @Test func aValueOverTheLengthLimitIsTooBigAndTheObjectKeepsItsState() throws {
         let db = try Self.open()
         defer { Self.close() }
-        db.connection.lock.withLock { _ = db.connection.setLimit(0 /* SQLITE_LIMIT_LENGTH */, 1_000_000) }
+        db.writer.lock.withLock { _ = db.writer.setLimit(0 /* SQLITE_LIMIT_LENGTH */, 1_000_000) }
         let before = try Self.fingerprint(db)
 
         let blob = RelHostileItem()

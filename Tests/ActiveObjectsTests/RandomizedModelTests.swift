@@ -154,11 +154,11 @@ struct RandomizedModelTests {
             return RandomCondition(predicate: \FuzzItem.$flag == flag, evaluate: { $0.flag == flag }, text: "flag == \(flag)")
         case 7:
             let ages = (0..<Int.random(in: 0...4, using: &random)).map { _ in Int.random(in: -5...60, using: &random) }
-            return RandomCondition(predicate: QueryPredicate(.inList(.keyPath(\FuzzItem.$age), ages)),
+            return RandomCondition(predicate: QueryPredicate(.inList(.path(\FuzzItem.$age), ages)),
                                    evaluate: { ages.contains($0.age) }, text: "age IN \(ages)")
         case 8:
             let prefix = ["j", "a", "o", "x"].randomElement(using: &random)!
-            return RandomCondition(predicate: QueryPredicate(.like(.keyPath(\FuzzItem.$name), prefix + "%")),
+            return RandomCondition(predicate: QueryPredicate(.like(.path(\FuzzItem.$name), prefix + "%")),
                                    evaluate: { $0.name.lowercased().hasPrefix(prefix) }, text: "name LIKE \(prefix)%")
         case 9:
             let a = randomCondition(depth: depth + 1, using: &random), b = randomCondition(depth: depth + 1, using: &random)

@@ -87,7 +87,7 @@ import Testing
     }
 
     @Test func rowsAreSendableValues() async throws {
-        let rows = try db.rows("SELECT Name FROM person ORDER BY id")
+        let rows = try await db.rows("SELECT Name FROM person ORDER BY id")
         let names = try await Task.detached { try rows.map { try $0["name"] as String } }.value
         #expect(names == ["Joe", "Ann"])
     }

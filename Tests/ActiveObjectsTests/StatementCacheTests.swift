@@ -8,14 +8,14 @@ import Testing
     @Test func repeatedSQLIsPreparedOnce() throws {
         let db = try Database.inMemory()
         try db.execute("CREATE TABLE t(x)")
-        let before = db.connection.preparedStatementCount
+        let before = db.writer.preparedStatementCount
         let insert = "INSERT INTO t VALUES (?)"
         let repetitions = 25
         for i in 0..<repetitions { try db.execute(insert, [i]) }
-        #expect(db.connection.preparedStatementCount == before + 1)
+        #expect(db.writer.preparedStatementCount == before + 1)
         for _ in 0..<repetitions { _ = try db.rows("SELECT x FROM t ORDER BY x") }
         for _ in 0..<repetitions { let _: Int? = try db.scalar("SELECT count(*) FROM t") }
-        #expect(db.connection.preparedStatementCount == before + 3)
+        #expect(db.writer.preparedStatementCount == before + 3)
         // Reuse did not leak bindings or rows from one call into the next.
         #expect(try count(db, "SELECT count(*) FROM t") == repetitions)
         #expect(try db.rows("SELECT x FROM t ORDER BY x").map { try $0[0] as Int } == Array(0..<repetitions))
@@ -25,29 +25,29 @@ import Testing
         var options = Database.Options()
         options.statementCacheSize = 0
         let db = try Database.inMemory(options: options)
-        let before = db.connection.preparedStatementCount
+        let before = db.writer.preparedStatementCount
         let repetitions = 5
         for i in 0..<repetitions { #expect(try db.scalar("SELECT ?", [i]) == i) }
-        #expect(db.connection.preparedStatementCount == before + repetitions)
+        #expect(db.writer.preparedStatementCount == before + repetitions)
     }
 
     @Test func leastRecentlyUsedStatementIsEvicted() throws {
         var options = Database.Options()
         options.statementCacheSize = 2
         let db = try Database.inMemory(options: options)
-        let base = db.connection.preparedStatementCount
+        let base = db.writer.preparedStatementCount
         let a = "SELECT 1", b = "SELECT 2", c = "SELECT 3"
         let _: Int? = try db.scalar(a)              // cache: a
         let _: Int? = try db.scalar(b)              // cache: a b
         let _: Int? = try db.scalar(a)              // a used again: b is now the oldest
-        #expect(db.connection.preparedStatementCount == base + 2)
+        #expect(db.writer.preparedStatementCount == base + 2)
         let _: Int? = try db.scalar(c)              // evicts b
-        #expect(db.connection.preparedStatementCount == base + 3)
+        #expect(db.writer.preparedStatementCount == base + 3)
         let _: Int? = try db.scalar(a)              // still cached
-        #expect(db.connection.preparedStatementCount == base + 3)
+        #expect(db.writer.preparedStatementCount == base + 3)
         let three: Int? = try db.scalar(b)          // evicted: compiled again
         #expect(three == 2)
-        #expect(db.connection.preparedStatementCount == base + 4)
+        #expect(db.writer.preparedStatementCount == base + 4)
     }
 
     @Test func aNestedIdenticalQueryDoesNotRestartTheOuterLoop() throws {
@@ -60,7 +60,7 @@ import Testing
 
         var outer: [Int] = []
         var inner: [[Int]] = []
-        try db.withConnection { connection in
+        try db.withWriter { connection in
             try connection.withStatement(sql, []) { statement in
                 while try statement.step() {
                     guard case .integer(let x) = statement.value(at: 0) else {
@@ -87,7 +87,7 @@ import Testing
         try db.execute("CREATE TABLE t(x)")
         for value in 1...4 { try db.execute("INSERT INTO t VALUES (?)", [value]) }
         var outer: [Int] = []
-        try db.withConnection { connection in
+        try db.withWriter { connection in
             try connection.withStatement("SELECT x FROM t ORDER BY x", []) { statement in
                 while try statement.step(), outer.count <= 4 {
                     guard case .integer(let x) = statement.value(at: 0) else { return }
@@ -109,7 +109,7 @@ import Testing
         let sql = "SELECT x FROM t WHERE x >= ? ORDER BY x"
         var pairs: [[Int]] = []
         try db.transaction {
-            try db.withConnection { connection in
+            try db.withWriter { connection in
                 try connection.withStatement(sql, [.integer(1)]) { statement in
                     while try statement.step(), pairs.count <= 5 {
                         guard case .integer(let x) = statement.value(at: 0) else { return }
@@ -131,7 +131,7 @@ import Testing
         // A conversion error in the middle of reading rows.
         struct Stop: Error {}
         #expect(throws: Stop.self) {
-            try db.withConnection { connection in
+            try db.withWriter { connection in
                 try connection.withStatement("SELECT x FROM t", []) { statement in
                     _ = try statement.step()
                     throw Stop()
@@ -139,7 +139,7 @@ import Testing
             }
         }
         // The statement is no longer busy: no read transaction is held...
-        #expect(try db.withConnection { try $0.cachedStatement("SELECT x FROM t").isBusy } == false)
+        #expect(try db.withWriter { try $0.cachedStatement("SELECT x FROM t").isBusy } == false)
         // ...so another connection can write and checkpoint the whole log.
         let other = try Database(path: path)
         try other.execute("INSERT INTO t VALUES (4)")
@@ -156,12 +156,12 @@ import Testing
         #expect(try db.scalar(sql, ["second"]) == "second")
         // Every parameter must be bound: a stale binding can never be used.
         #expect(throws: ActiveObjectError.self) { try db.execute("SELECT ?, ?", ["only one"]) }
-        let statement = try db.withConnection { try $0.cachedStatement(sql) }
+        let statement = try db.withWriter { try $0.cachedStatement(sql) }
         let compiled = try #require(statement.sqliteStatement)
         #expect(sqlite3_bind_parameter_count(compiled) == 1)
         // A large value is released as soon as the statement is reset.
         let large = String(repeating: "x", count: 64 * 1024)
-        let value = try db.withConnection { connection in
+        let value = try db.withWriter { connection in
             try connection.withStatement(sql, [.text(large)]) { _ in }
             let raw = try #require(statement.sqliteStatement)
             _ = sqlite3_step(raw)

@@ -103,6 +103,7 @@ extension ActiveObjectError {
     var isInvalidSQL: Bool { if case .invalidSQL = self { true } else { false } }
     var isDatabaseClosed: Bool { if case .databaseClosed = self { true } else { false } }
     var isUnknownColumn: Bool { if case .unknownColumn = self { true } else { false } }
+    var isMisuse: Bool { if case .misuse = self { true } else { false } }
 }
 
 /// Reads a whole file.

@@ -113,17 +113,29 @@ import Testing
         #expect(try values().last == "next")
     }
 
-    @Test func aTransactionEndedInsideTheBodyIsReportedNotSilentlyCommitted() throws {
-        expectDatabaseError(.abort) {
-            try db.transaction {
-                try db.execute("INSERT INTO t VALUES (?)", ["a"])
-                try db.execute("ROLLBACK")
-                try db.execute("INSERT INTO t VALUES (?)", ["autocommitted"])
-            }
+    @Test func aRawTransactionStatementInsideTheBodyIsAMisuseAndRollsEverythingBack() throws {
+        for raw in ["ROLLBACK", "COMMIT", "END", "BEGIN", "SAVEPOINT activeobjects_9", "RELEASE activeobjects_0"] {
+            recorder.removeAll()
+            expectActiveObjectError({
+                try db.transaction {
+                    try db.execute("INSERT INTO t VALUES (?)", ["a"])
+                    try db.execute(raw)
+                    try db.execute("INSERT INTO t VALUES (?)", ["never"])
+                }
+            }, matches: \.isMisuse)
+            #expect(!db.isInTransaction, "\(raw)")
+            // The raw statement never ran: the transaction rolled back as a whole.
+            #expect(try values() == [], "\(raw)")
+            // Never ran (the one ROLLBACK is the transaction's own).
+            #expect(recorder.statements.filter { $0 == raw }.count == (raw == "ROLLBACK" ? 1 : 0), "\(raw) ran")
         }
-        #expect(!db.isInTransaction)
-        // The work before the rollback is gone.
-        #expect(try values() == ["autocommitted"])
+        // The user's own savepoints stay allowed.
+        try db.transaction {
+            try db.execute("SAVEPOINT mine")
+            try db.execute("INSERT INTO t VALUES (?)", ["kept"])
+            try db.execute("RELEASE mine")
+        }
+        #expect(try values() == ["kept"])
         // The depth bookkeeping is intact: the next transaction is a real one.
         recorder.removeAll()
         try db.transaction { try db.execute("INSERT INTO t VALUES (?)", ["b"]) }

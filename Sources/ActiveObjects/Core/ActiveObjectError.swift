@@ -35,6 +35,10 @@ public enum ActiveObjectError: Error, CustomStringConvertible, Sendable {
     case migrationFailed(name: String, underlying: any Error)
     /// Two migration steps were registered under the same name.
     case duplicateMigration(name: String)
+    /// A call the library refuses because it would break its guarantees, with the reason:
+    /// a write inside `db.read { }`, a raw `COMMIT` inside `db.transaction { }`, saving an
+    /// object that was loaded without its primary key…
+    case misuse(String)
 
     /// A readable explanation of the error.
     public var description: String {
@@ -64,6 +68,8 @@ public enum ActiveObjectError: Error, CustomStringConvertible, Sendable {
             return "Migration \"\(name)\" failed and was rolled back: \(underlying)"
         case let .duplicateMigration(name):
             return "A migration named \"\(name)\" is already registered"
+        case let .misuse(reason):
+            return "Misuse: \(reason)"
         }
     }
 }

@@ -63,7 +63,7 @@ public struct ColumnValueError: Error, CustomStringConvertible, Sendable {
 ///     }
 /// }
 /// ```
-public protocol ColumnValue {
+public protocol ColumnValue: Sendable {
     /// The declared SQL type of a column holding this type.
     static var columnType: ColumnType { get }
     /// Whether the column accepts NULL (true only for `Optional`).

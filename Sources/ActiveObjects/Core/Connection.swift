@@ -1,47 +1,62 @@
 import CSQLite
 import Foundation
 
-/// The SQLite connection behind a ``Database``: opening, configuration, the statement cache,
-/// and statement execution.
+/// One SQLite connection of a ``Database``: opening, configuration, the statement cache,
+/// statement execution, and the bookkeeping of the transactions it runs.
 ///
-/// Not thread-safe by itself. It is opened with `SQLITE_OPEN_NOMUTEX` (SQLite's per-call
-/// mutex measured 1.27× slower on fetches) because every use goes through `lock`, a recursive
-/// lock held by ``Database`` for each call and for the whole of a transaction.
+/// Not thread-safe by itself: it is opened with `SQLITE_OPEN_NOMUTEX` (SQLite's per-call
+/// mutex measured 1.27× slower on fetches) because one thread at a time uses it: the writer
+/// through the database's ``WriterGate``, a reader while it is leased from the
+/// ``ReaderPool``. `lock` is held for each use, so that closing the database from another
+/// thread, or a statement released on another thread, waits for the use to end.
 final class Connection {
-    /// Serializes all access to the connection and to its statements.
+    enum Role { case writer, reader }
+
+    /// Held while the connection is used; recursive, so that a thread may nest uses.
     let lock = NSRecursiveLock()
     /// The C handle; nil once closed.
     private(set) var sqliteConnection: OpaquePointer?
     let path: String
     let options: Database.Options
+    let role: Role
     let valueContext: ValueContext
-    /// Depth of nested ``Database/transaction(_:)`` calls (0 = none).
-    var transactionDepth = 0
-    /// Undo actions for model objects written inside ``Database/transaction(_:)`` (their `id`
-    /// and snapshot before the write), run in reverse order when the transaction or savepoint
-    /// that wrote them rolls back, so the objects match the database again.
-    var rollbackActions: [UndoEntry] = []
+    /// The thread token of the reader's current lease holder (0 when idle); guarded by the
+    /// ``ReaderPool``'s lock.
+    var leaseHolder = 0
+    /// The journal mode SQLite reports after configuration (`"wal"`, `"delete"`, `"memory"`…).
+    private(set) var journalMode = ""
+
+    /// Depth of nested ``Database/transaction(_:)`` levels (0 = none).
+    private(set) var transactionDepth = 0
+    /// Told when transaction levels begin and end (the Model layer's rollback log).
+    var transactionListener: TransactionListener?
+
+    /// Statements run since the last commit or rollback that changed rows or the schema.
+    private var changes: [StatementInfo] = []
+    /// For each open savepoint level, how many entries of `changes` preceded it.
+    private var changeMarks: [Int] = []
+    /// Called after a commit with the (lowercased) tables it changed. Runs on the thread that
+    /// committed, with the connection still in use: it must not use the database.
+    var commitObserver: ((Set<String>) -> Void)?
+    /// When set, every statement run records the tables it read here (live queries).
+    var readRecorder: ReadRecorder?
+
+    /// Receives the authorizer's reports while ``prepare(_:persistent:)`` compiles.
+    fileprivate(set) var infoCollector: StatementInfoCollector?
     /// How many statements were compiled; tests use it to prove the cache works.
     private(set) var preparedStatementCount = 0
+    /// The handles of the statements this connection compiled and has not finalized. Closing
+    /// finalizes exactly these: SQLite's own statements (FTS5 keeps some) are SQLite's to
+    /// finalize, and finalizing them too is a double free.
+    private var liveStatements = Set<OpaquePointer>()
+    private var cache: StatementCache
 
-    private var cache: [StatementKey: CacheEntry] = [:]
-    private var useClock: UInt64 = 0
-
-    private final class CacheEntry {
-        let statement: Statement
-        var lastUse: UInt64
-        /// The ``SharedSQL`` whose identity is the key: kept alive with the entry, so that its
-        /// address can never be reused by other SQL while the entry exists.
-        let keyOwner: AnyObject?
-        init(_ statement: Statement, lastUse: UInt64, keyOwner: AnyObject?) {
-            (self.statement, self.lastUse, self.keyOwner) = (statement, lastUse, keyOwner)
-        }
-    }
-
-    init(path: String, options: Database.Options) throws {
+    init(path: String, options: Database.Options, role: Role) throws {
         self.path = path
         self.options = options
+        self.role = role
         self.valueContext = ValueContext(dateStrategy: options.dateStrategy)
+        self.cache = StatementCache(capacity: options.statementCacheSize)
         // A directory opens read-only without complaint and then fails every read with an
         // I/O error: refuse it up front with the same error as a read-write open.
         var isDirectory: ObjCBool = false
@@ -50,7 +65,12 @@ final class Connection {
             throw DatabaseError(extendedResultCode: .cannotOpen, message: "cannot open \(path): it is a directory")
         }
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
-        flags |= options.readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+        if options.readOnly {
+            flags |= SQLITE_OPEN_READONLY
+        } else {
+            // Readers never create the file: the writer did.
+            flags |= role == .writer ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) : SQLITE_OPEN_READWRITE
+        }
         var handle: OpaquePointer?
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
@@ -76,49 +96,48 @@ final class Connection {
         activeobjects_set_dqs_dml(handle, 0)
         activeobjects_set_dqs_ddl(handle, 0)
         sqlite3_busy_timeout(handle, Int32(clamping: options.busyTimeoutNanoseconds / 1_000_000))
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        sqlite3_set_authorizer(handle, statementAuthorizer, context)
         // The probe: opening a file that is not a database succeeds; the first read fails
         // with SQLITE_NOTADB. Read before anything writes, so such a file is left untouched.
         _ = try scalarValue("PRAGMA schema_version")
-        activeobjects_set_foreign_keys(handle, options.foreignKeys ? 1 : 0)
-        let inMemory = path == ":memory:" || path.isEmpty || path.hasPrefix("file::memory:")
-        if !options.readOnly && !inMemory {
-            let mode = options.journalMode.rawValue
-            _ = try scalarValue("PRAGMA journal_mode = \(mode)")
+        switch role {
+        case .writer:
+            activeobjects_set_foreign_keys(handle, options.foreignKeys ? 1 : 0)
+            // A rollback (ROLLBACK, or SQLite's own after an error) forgets the changes.
+            sqlite3_rollback_hook(handle, { context in
+                guard let context else { return }
+                Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue().forgetChanges()
+            }, context)
+            let inMemory = path == ":memory:" || path.isEmpty || path.hasPrefix("file::memory:")
+                || path.contains("mode=memory")
+            if !options.readOnly && !inMemory {
+                _ = try scalarValue("PRAGMA journal_mode = \(options.journalMode.rawValue)")
+            }
+            if case .text(let mode)? = try scalarValue("PRAGMA journal_mode") { journalMode = mode.lowercased() }
+        case .reader:
+            // A write on a reader is SQLite's readOnly error, never a silent success.
+            try execute("PRAGMA query_only = 1")
+            journalMode = "wal"
         }
     }
 
     /// Finalizes every statement, then closes. Safe to call twice.
     func closeNow() {
         guard let handle = sqliteConnection else { return }
-        for entry in cache.values { entry.statement.finalize() }
-        cache.removeAll()
+        cache.finalizeAll()
         // Statements still held elsewhere (an open cursor) are finalized here too; their
         // objects see the connection closed and throw `databaseClosed` on use.
-        while let statement = sqlite3_next_stmt(handle, nil) {
-            sqlite3_finalize(statement)
-        }
+        for statement in liveStatements { sqlite3_finalize(statement) }
+        liveStatements.removeAll()
         sqlite3_close(handle)
         sqliteConnection = nil
     }
 
-    /// Empties the undo log (the outermost transaction ended).
-    func clearUndoLog() {
-        rollbackActions.removeAll(keepingCapacity: true)
-    }
-
-    /// Runs, newest first, the undo actions recorded since `mark`, and forgets them.
-    func undoObjectWrites(from mark: Int) {
-        guard mark < rollbackActions.count else { return }
-        let actions = rollbackActions[mark...]
-        rollbackActions.removeSubrange(mark...)
-        for action in actions.reversed() {
-            switch action {
-            case .forgetInsert(let entry):
-                // An object deallocated meanwhile has nothing left to undo.
-                (entry.object as? InsertUndoable)?.forgetInsert()
-            case .run(let undo): undo()
-            }
-        }
+    /// Finalizes one of this connection's statements.
+    func finalize(_ statement: OpaquePointer) {
+        guard sqliteConnection != nil, liveStatements.remove(statement) != nil else { return }
+        sqlite3_finalize(statement)
     }
 
     func checkOpen() throws -> OpaquePointer {
@@ -135,9 +154,13 @@ final class Connection {
         var statement: OpaquePointer?
         var failure: Error?
         let flags = UInt32(persistent ? SQLITE_PREPARE_PERSISTENT : 0)
+        let collector = StatementInfoCollector()
+        infoCollector = collector
         sql.withCString { start in
             var tail: UnsafePointer<CChar>?
             let code = sqlite3_prepare_v3(handle, start, -1, flags, &statement, &tail)
+            // Only the first statement's reports count.
+            infoCollector = nil
             guard code == SQLITE_OK else {
                 failure = DatabaseError(code: code, connection: handle, sql: sql)
                 return
@@ -161,33 +184,26 @@ final class Connection {
                 tail = next
             }
         }
+        infoCollector = nil
         if let failure {
             sqlite3_finalize(statement)
             throw failure
         }
         preparedStatementCount += 1
-        return Statement(sqliteStatement: statement!, sql: sql, connection: self)
+        liveStatements.insert(statement!)
+        return Statement(sqliteStatement: statement!, sql: sql, info: collector.build(), connection: self)
     }
 
     /// A statement for `source` from the bounded LRU cache, compiled on first use. A cached
     /// statement that is still being stepped (a nested identical query) is not handed out
     /// again: a fresh one is compiled instead, so the outer loop is not restarted.
     func cachedStatement<Source: StatementSource>(_ source: Source) throws -> Statement {
-        useClock &+= 1
         let key = source.cacheKey
-        if let entry = cache[key] {
-            if entry.statement.isBusy { return try prepare(source.sql) }
-            entry.lastUse = useClock
-            return entry.statement
+        if let statement = cache.statement(for: key) {
+            return statement.isBusy ? try prepare(source.sql) : statement
         }
-        let capacity = options.statementCacheSize
-        let statement = try prepare(source.sql, persistent: capacity > 0)
-        guard capacity > 0 else { return statement }
-        if cache.count >= capacity, let oldest = cache.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
-            // The evicted statement is finalized when its last user releases it.
-            cache[oldest] = nil
-        }
-        cache[key] = CacheEntry(statement, lastUse: useClock, keyOwner: source.keyOwner)
+        let statement = try prepare(source.sql, persistent: cache.capacity > 0)
+        cache.insert(statement, for: key, keyOwner: source.keyOwner)
         return statement
     }
 
@@ -207,7 +223,13 @@ final class Connection {
     func withStatement<Source: StatementSource, T>(
         _ source: Source, binding: (Statement) throws -> Void, _ body: (Statement) throws -> T
     ) throws -> T {
-        let statement = try cachedStatement(source)
+        try withStatement(try cachedStatement(source), binding: binding, body)
+    }
+
+    /// The same, with a statement already compiled on this connection.
+    func withStatement<T>(
+        _ statement: Statement, binding: (Statement) throws -> Void, _ body: (Statement) throws -> T
+    ) throws -> T {
         do {
             try binding(statement)
         } catch {
@@ -215,13 +237,24 @@ final class Connection {
             throw error
         }
         let start = options.traceHandler == nil ? 0 : DispatchTime.now().uptimeNanoseconds
+        let info = statement.info
+        let changesBefore = info.writes ? totalChanges : 0
+        readRecorder?.record(info)
         defer {
             statement.reset()
             if let trace = options.traceHandler {
                 trace(statement.sql, DispatchTime.now().uptimeNanoseconds &- start)
             }
         }
-        return try body(statement)
+        let result = try body(statement)
+        if info.writes {
+            if (totalChanges != changesBefore || info.changesSchema) && changes.last !== info { changes.append(info) }
+            // `Database.changes` is per thread.
+            ThreadContext.current.recordChanges(lastChanges, in: ObjectIdentifier(self))
+        }
+        // No transaction left open after a write or COMMIT: the changes are committed.
+        if !changes.isEmpty && (info.writes || info.transactionControl != nil) && isAutocommit { publishCommit() }
+        return result
     }
 
     /// Executes a statement that returns no rows (rows, if any, are stepped through).
@@ -240,32 +273,38 @@ final class Connection {
         }
     }
 
-    /// Every row, materialized.
-    func rows(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> [Row] {
-        try withStatement(sql, arguments) { statement in
-            // Read the columns after the first step: a cached `SELECT *` is re-prepared by
-            // `sqlite3_step` when another connection changed the schema, and only then shows
-            // the new column set.
-            var columns: RowColumns?
-            var count: Int32 = 0
-            var rows: [Row] = []
-            while try statement.step() {
-                if columns == nil {
-                    columns = RowColumns(names: statement.columnNames)
-                    count = statement.columnCount
-                }
-                guard let columns else { break }
-                var values: [DatabaseValue] = []
-                values.reserveCapacity(Int(count))
-                for index in 0..<count { values.append(statement.value(at: index)) }
-                rows.append(Row(columns: columns, values: values, context: valueContext))
+    /// Every row of a statement, materialized.
+    func rows(_ statement: Statement) throws -> [Row] {
+        // Read the columns after the first step: a cached `SELECT *` is re-prepared by
+        // `sqlite3_step` when another connection changed the schema, and only then shows
+        // the new column set.
+        var columns: RowColumns?
+        var count: Int32 = 0
+        var rows: [Row] = []
+        while try statement.step() {
+            if columns == nil {
+                columns = RowColumns(names: statement.columnNames)
+                count = statement.columnCount
             }
-            return rows
+            guard let columns else { break }
+            var values: [DatabaseValue] = []
+            values.reserveCapacity(Int(count))
+            for index in 0..<count { values.append(statement.value(at: index)) }
+            rows.append(Row(columns: columns, values: values, context: valueContext))
         }
+        return rows
     }
 
-    /// Rows changed by the last INSERT, UPDATE or DELETE.
-    var changes: Int { sqliteConnection.map { Int(sqlite3_changes($0)) } ?? 0 }
+    /// Every row, materialized.
+    func rows(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> [Row] {
+        try withStatement(sql, arguments) { try rows($0) }
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE of this connection.
+    var lastChanges: Int { sqliteConnection.map { Int(sqlite3_changes($0)) } ?? 0 }
+
+    /// Rows changed since the connection opened (triggers and foreign-key actions included).
+    var totalChanges: Int32 { sqliteConnection.map { sqlite3_total_changes($0) } ?? 0 }
 
     /// The rowid of the last successful INSERT.
     var lastInsertRowID: Int64 { sqliteConnection.map { sqlite3_last_insert_rowid($0) } ?? 0 }
@@ -274,59 +313,79 @@ final class Connection {
     /// IOERR, BUSY or NOMEM, SQLite may have rolled the transaction back by itself.
     var isAutocommit: Bool { sqliteConnection.map { sqlite3_get_autocommit($0) != 0 } ?? true }
 
-
     /// Changes a run-time limit (`sqlite3_limit`); returns the previous value.
     @discardableResult
     func setLimit(_ limit: Int32, _ value: Int32) -> Int32 {
         sqliteConnection.map { sqlite3_limit($0, limit, value) } ?? 0
     }
+
+    /// Asks a running statement of this connection to stop (`sqlite3_interrupt`); callable
+    /// from any thread while the connection is open.
+    func interrupt() {
+        if let handle = sqliteConnection { sqlite3_interrupt(handle) }
+    }
+
+    // MARK: Transaction levels and changes
+
+    /// A ``Database/transaction(_:)`` level began (BEGIN or SAVEPOINT ran).
+    func beginLevel() {
+        transactionDepth += 1
+        changeMarks.append(changes.count)
+        transactionListener?.transactionLevelBegan(depth: transactionDepth)
+    }
+
+    /// The innermost level committed (COMMIT or RELEASE ran).
+    func commitLevel() {
+        let depth = transactionDepth
+        transactionDepth -= 1
+        changeMarks.removeLast()
+        transactionListener?.transactionLevelCommitted(depth: depth)
+    }
+
+    /// The innermost level rolled back (ROLLBACK or ROLLBACK TO ran, or SQLite rolled back).
+    func rollBackLevel() {
+        let depth = transactionDepth
+        transactionDepth -= 1
+        if let mark = changeMarks.popLast(), mark < changes.count { changes.removeSubrange(mark...) }
+        transactionListener?.transactionLevelRolledBack(depth: depth)
+    }
+
+    /// Tells the commit observer which tables the commit changed, and forgets them.
+    func publishCommit() {
+        guard !changes.isEmpty else { return }
+        let committed = changes
+        changes.removeAll(keepingCapacity: true)
+        guard let commitObserver else { return }
+        var tables = Set<String>()
+        for info in committed { tables.formUnion(info.writtenTables) }
+        commitObserver(tables)
+    }
+
+    /// A rollback happened: the changes since the last commit are gone.
+    fileprivate func forgetChanges() {
+        changes.removeAll(keepingCapacity: true)
+        changeMarks = changeMarks.map { _ in 0 }
+    }
 }
 
-/// How the statement cache finds a statement: by SQL text, or by the identity of a
-/// ``SharedSQL`` (no string hashing on the hot paths of models).
-enum StatementKey: Hashable {
-    case text(String)
-    case shared(ObjectIdentifier)
+/// Told about the transaction levels of the writer connection, so that the layers above can
+/// keep state per level (the Model layer's rollback log restores objects). Called on the
+/// thread that runs the transaction, while it holds the writer.
+protocol TransactionListener: AnyObject {
+    func transactionLevelBegan(depth: Int)
+    func transactionLevelCommitted(depth: Int)
+    func transactionLevelRolledBack(depth: Int)
 }
 
-/// Something that can be compiled into a statement: SQL text, or a ``SharedSQL``.
-protocol StatementSource {
-    var sql: String { get }
-    var cacheKey: StatementKey { get }
-    /// The object whose identity the key is made of (kept alive by the cache), if any.
-    var keyOwner: AnyObject? { get }
-}
+/// Gathers the tables read by the statements a connection runs while it is set (the reads
+/// of an observed fetch).
+final class ReadRecorder {
+    private(set) var tables = Set<String>()
+    private var last: StatementInfo?
 
-extension String: StatementSource {
-    var sql: String { self }
-    var cacheKey: StatementKey { .text(self) }
-    var keyOwner: AnyObject? { nil }
-}
-
-/// SQL text built once and kept for the life of the program (a model's INSERT, find by id…),
-/// cached by the identity of this object rather than by hashing its text on every call.
-final class SharedSQL: StatementSource, Sendable {
-    let sql: String
-    init(_ sql: String) { self.sql = sql }
-    var cacheKey: StatementKey { .shared(ObjectIdentifier(self)) }
-    var keyOwner: AnyObject? { self }
-}
-
-/// What to undo in an object when the transaction that wrote it rolls back.
-enum UndoEntry {
-    /// The object was inserted: it becomes new again. Held weakly, so that a transaction
-    /// inserting many objects does not keep them all alive.
-    case forgetInsert(WeakObject)
-    /// Anything else: restore the state captured by the closure.
-    case run(() -> Void)
-}
-
-/// A weak reference, for the undo log.
-struct WeakObject {
-    weak var object: AnyObject?
-}
-
-/// An object whose insert can be forgotten after a rollback (ActiveObject, in the Model layer).
-protocol InsertUndoable: AnyObject {
-    func forgetInsert()
+    func record(_ info: StatementInfo) {
+        guard info !== last else { return }
+        last = info
+        tables.formUnion(info.readTables)
+    }
 }

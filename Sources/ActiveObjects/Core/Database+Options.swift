@@ -32,6 +32,13 @@ extension Database {
         /// Opens the file read-only (`SQLITE_OPEN_READONLY`): every write throws SQLite's
         /// `readOnly` error. Default false.
         public var readOnly = false
+        /// How many reader connections a file database in WAL mode may open beside its writer
+        /// (opened when first needed). Default 4; 0 keeps one connection for everything.
+        /// `Database.init` throws ``ActiveObjectError/invalidArgument(_:)`` outside 0…64.
+        public var maximumReaderCount = 4
+
+        /// The largest accepted ``maximumReaderCount``.
+        static let readerCountLimit = 64
 
         /// The busy timeout in nanoseconds (default 5 s).
         var busyTimeoutNanoseconds: Int64 = 5_000_000_000

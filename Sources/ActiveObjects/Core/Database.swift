@@ -1,6 +1,6 @@
 import Foundation
 
-/// A connection to one SQLite database: raw SQL, transactions, and the home of your models.
+/// An SQLite database: raw SQL, transactions, and the home of your models.
 ///
 /// ```swift
 /// let db = try Database(path: "people.sqlite")     // created if missing
@@ -10,60 +10,110 @@ import Foundation
 /// ActiveObject.defaultDatabase = db
 /// ```
 ///
-/// `Database` is `Sendable`: use one instance from many threads and tasks. Calls are
-/// serialized; a ``transaction(_:)`` holds the database for its whole body, so other threads
-/// wait for it to finish, while the thread running the transaction may call back in freely.
+/// `Database` is `Sendable`: use one instance from many threads and tasks. A file database in
+/// WAL mode (the default) has one **writer** connection and up to
+/// ``Options/maximumReaderCount`` **reader** connections, opened when first needed:
+///
+/// - Writes (``execute(_:_:)``, object saves and deletes, class-level deletes) and
+///   everything inside ``transaction(_:)`` run on the writer, one thread at a time.
+/// - Reads outside a transaction (``rows(_:_:)``, ``scalar(_:_:)``, finders, queries,
+///   relations) run on readers, concurrently with each other and with the writer: a read
+///   never waits for a write transaction, and it sees every transaction committed before it
+///   started (so a thread always reads its own writes).
+/// - ``read(_:)`` runs several reads in one snapshot.
+///
+/// In-memory databases, `maximumReaderCount = 0` and the `.delete`/`.truncate` journal modes
+/// use the one writer connection for everything.
 public final class Database: @unchecked Sendable {
-    // Safety of @unchecked Sendable: the only mutable state is `connection`'s, and every
-    // access to it happens while `connection.lock` is held (see `withConnection`).
-    let connection: Connection
+    // Safety of @unchecked Sendable: the stored properties are immutable; the connections
+    // they lead to are only used under `WriterGate` (the writer) or while leased from the
+    // `ReaderPool` (readers), and each connection's own lock guards closing.
 
     /// The path the database was opened with (`":memory:"` for in-memory databases).
     public let path: String
     /// The options the database was opened with.
     public let options: Options
 
+    /// Gives the writer connection to one thread at a time.
+    let writerGate: WriterGate
+    /// The reader connections; nil when one connection serves everything.
+    let readers: ReaderPool?
+    /// Threads that run async calls: one for writes, a few for reads.
+    let writerLane: WorkerLane
+    let readerLane: WorkerLane
+
+    /// The writer connection.
+    var writer: Connection { writerGate.connection }
+
     /// Opens (creating if missing) the database file at `path`. `":memory:"` opens a private
     /// in-memory database.
     ///
     /// - Throws: ``DatabaseError`` — `cannotOpen` for a missing folder or a directory,
-    ///   `notADatabase` for a file that is not SQLite (the file is left untouched).
+    ///   `notADatabase` for a file that is not SQLite (the file is left untouched);
+    ///   ``ActiveObjectError/invalidArgument(_:)`` for options out of range (a negative or
+    ///   absurd `maximumReaderCount`).
     public init(path: String, options: Options = Options()) throws {
+        guard (0...Options.readerCountLimit).contains(options.maximumReaderCount) else {
+            throw ActiveObjectError.invalidArgument(
+                "maximumReaderCount must be between 0 and \(Options.readerCountLimit), got \(options.maximumReaderCount)")
+        }
         self.path = path
         self.options = options
-        self.connection = try Connection(path: path, options: options)
+        let writer = try Connection(path: path, options: options, role: .writer)
+        writerGate = WriterGate(connection: writer)
+        if options.maximumReaderCount > 0 && writer.journalMode == "wal" {
+            readers = ReaderPool(maximumCount: options.maximumReaderCount) {
+                try Connection(path: path, options: options, role: .reader)
+            }
+        } else {
+            readers = nil
+        }
+        writerLane = WorkerLane(name: "ActiveObjects writer", maximumThreads: 1)
+        readerLane = WorkerLane(name: "ActiveObjects reader", maximumThreads: max(1, options.maximumReaderCount))
     }
 
     /// Opens a new, private in-memory database.
+    /// - Throws: ``DatabaseError`` when SQLite cannot open it;
+    ///   ``ActiveObjectError/invalidArgument(_:)`` for options out of range.
     public static func inMemory(options: Options = Options()) throws -> Database {
         try Database(path: ":memory:", options: options)
     }
 
-    deinit { connection.lock.withLock { connection.closeNow() } }
+    deinit {
+        writerLane.stop()
+        readerLane.stop()
+        readers?.close()
+        writer.lock.withLock { writer.closeNow() }
+    }
 
-    /// Closes the database. Idempotent. Afterwards every call throws
-    /// ``ActiveObjectError/databaseClosed``; open cursors are finalized and throw the same.
+    /// Closes the database. Idempotent. Waits for a transaction running on another thread to
+    /// end; afterwards every call throws ``ActiveObjectError/databaseClosed``, and open cursors
+    /// are finalized (their `next()` throws the same).
+    ///
+    /// - Throws: nothing today; declared `throws` so that a future failure to close can be reported.
     public func close() throws {
-        connection.lock.withLock { connection.closeNow() }
+        readers?.close()
+        writer.lock.withLock { writer.closeNow() }
+        writerLane.stop()
+        readerLane.stop()
     }
 
     /// True once ``close()`` was called.
-    public var isClosed: Bool { connection.lock.withLock { connection.sqliteConnection == nil } }
+    public var isClosed: Bool { writer.lock.withLock { writer.sqliteConnection == nil } }
 
-    /// Runs `body` with exclusive use of the connection (re-entrant on the same thread).
-    func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
-        connection.lock.lock()
-        defer { connection.lock.unlock() }
-        _ = try connection.checkOpen()
-        return try body(connection)
-    }
+    /// Whether reads run on reader connections beside the writer (a file in WAL mode with
+    /// ``Options/maximumReaderCount`` above 0).
+    public var usesReaderConnections: Bool { readers != nil }
+
+    /// This database's identity in thread contexts.
+    var identity: ObjectIdentifier { ObjectIdentifier(self) }
 
     /// The value context (date strategy) of this database.
-    var valueContext: ValueContext { connection.valueContext }
+    var valueContext: ValueContext { writer.valueContext }
 
     func databaseValues(_ arguments: [any ColumnValue]) throws -> [DatabaseValue] {
         try arguments.enumerated().map { index, value in
-            do { return try value.databaseValue(in: connection.valueContext) } catch {
+            do { return try value.databaseValue(in: valueContext) } catch {
                 throw ActiveObjectError.invalidArgument("argument \(index + 1): \(error)")
             }
         }
@@ -71,27 +121,59 @@ public final class Database: @unchecked Sendable {
 
     // MARK: Raw SQL
 
-    /// Executes one SQL statement with `?` arguments bound in order.
+    /// Executes one SQL statement with `?` arguments bound in order, on the writer.
     ///
     /// ```swift
     /// try db.execute("UPDATE person SET age = age + 1 WHERE id = ?", [42])
     /// ```
+    /// A raw `BEGIN` keeps the writer for this thread until the thread's `COMMIT` or
+    /// `ROLLBACK` (other threads' writes wait); prefer ``transaction(_:)``.
+    ///
     /// - Throws: ``DatabaseError`` from SQLite; ``ActiveObjectError/invalidSQL(sql:reason:)``
-    ///   when `sql` holds more than one statement (none of it runs).
+    ///   when `sql` holds more than one statement (none of it runs);
+    ///   ``ActiveObjectError/invalidArgument(_:)`` for an argument that cannot be stored;
+    ///   ``ActiveObjectError/misuse(_:)`` for `BEGIN`/`COMMIT`/`ROLLBACK` inside
+    ///   ``transaction(_:)`` or a write inside ``read(_:)``.
     public func execute(_ sql: String, _ arguments: [any ColumnValue] = []) throws {
         let values = try databaseValues(arguments)
-        try withConnection { try $0.execute(sql, values) }
+        try withWriter { connection in
+            let statement = try connection.cachedStatement(sql)
+            try checkRawStatement(statement, on: connection)
+            try connection.withStatement(statement, binding: { try $0.bind(values) }) { statement in
+                while try statement.step() {}
+            }
+        }
     }
 
-    /// Runs a query and returns all its rows.
+    /// ``execute(_:_:)`` with the arguments labelled.
+    ///
+    /// ```swift
+    /// try db.execute("UPDATE person SET age = ? WHERE id = ?", arguments: [31, 1])
+    /// ```
+    /// - Throws: as ``execute(_:_:)``.
+    public func execute(_ sql: String, arguments: [any ColumnValue]) throws {
+        try execute(sql, arguments)
+    }
+
+    /// Runs a query and returns all its rows. A statement that writes (`INSERT … RETURNING`)
+    /// runs on the writer; any other on a reader.
     ///
     /// ```swift
     /// let rows = try db.rows("SELECT name, age FROM person WHERE age > ?", [30])
     /// let name: String = try rows[0]["name"]
     /// ```
+    /// - Throws: as ``execute(_:_:)``.
     public func rows(_ sql: String, _ arguments: [any ColumnValue] = []) throws -> [Row] {
         let values = try databaseValues(arguments)
-        return try withConnection { try $0.rows(sql, values) }
+        return try withRawStatement(sql) { connection, statement in
+            try connection.withStatement(statement, binding: { try $0.bind(values) }) { try connection.rows($0) }
+        }
+    }
+
+    /// ``rows(_:_:)`` with the arguments labelled.
+    /// - Throws: as ``execute(_:_:)``.
+    public func rows(_ sql: String, arguments: [any ColumnValue]) throws -> [Row] {
+        try rows(sql, arguments)
     }
 
     /// The first column of the first row converted to `T`, or nil when there is no row or
@@ -101,102 +183,166 @@ public final class Database: @unchecked Sendable {
     /// let n: Int? = try db.scalar("SELECT count(*) FROM person")
     /// ```
     /// - Throws: ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)`` when
-    ///   the value does not fit `T`.
+    ///   the value does not fit `T`; otherwise as ``execute(_:_:)``.
     public func scalar<T: ColumnValue>(_ sql: String, _ arguments: [any ColumnValue] = []) throws -> T? {
         let values = try databaseValues(arguments)
-        return try withConnection { connection in
-            guard let value = try connection.scalarValue(sql, values), !value.isNull else { return nil }
-            guard let converted = T.fromDatabaseValue(value, in: connection.valueContext) else {
-                throw ActiveObjectError.typeMismatch(
-                    table: "(query result)", column: "1", rowID: nil,
-                    expected: String(describing: T.self), found: value.description)
+        let value = try withRawStatement(sql) { connection, statement in
+            try connection.withStatement(statement, binding: { try $0.bind(values) }) { statement in
+                try statement.step() ? statement.value(at: 0) : DatabaseValue.null
             }
-            return converted
         }
+        guard !value.isNull else { return nil }
+        guard let converted = T.fromDatabaseValue(value, in: valueContext) else {
+            throw ActiveObjectError.typeMismatch(
+                table: "(query result)", column: "1", rowID: nil,
+                expected: String(describing: T.self), found: value.description)
+        }
+        return converted
     }
 
-    /// The number of rows changed by the last INSERT, UPDATE or DELETE on this database.
-    public var changes: Int { connection.lock.withLock { connection.changes } }
+    /// ``scalar(_:_:)`` with the arguments labelled.
+    /// - Throws: as ``scalar(_:_:)``.
+    public func scalar<T: ColumnValue>(_ sql: String, arguments: [any ColumnValue]) throws -> T? {
+        try scalar(sql, arguments)
+    }
 
-    /// True while a ``transaction(_:)`` (or a transaction begun with raw SQL) is open.
-    public var isInTransaction: Bool { connection.lock.withLock { !connection.isAutocommit } }
+    /// The number of rows changed by the last INSERT, UPDATE or DELETE that **the calling
+    /// thread** ran on this database (0 if none). Another thread's writes do not change it.
+    /// (Async calls run on the library's own threads: use the result they return instead.)
+    public var changes: Int { ThreadContext.current.changes(in: ObjectIdentifier(writer)) }
 
-    // MARK: Transactions
+    /// True while **the calling thread** is inside a ``transaction(_:)`` of this database (or
+    /// a transaction it began with raw SQL). Never waits for another thread's transaction.
+    public var isInTransaction: Bool {
+        guard writerGate.isHeld(by: ThreadContext.current.token) else { return false }
+        return !writer.isAutocommit
+    }
 
-    /// Runs `body` in a transaction: `BEGIN IMMEDIATE` … `COMMIT`, or `ROLLBACK` when `body`
-    /// throws (the error is rethrown). Nested calls become savepoints, so an inner failure
-    /// undoes only the inner work.
-    ///
-    /// ```swift
-    /// try db.transaction {
-    ///     try alice.save()
-    ///     try bob.save()
-    /// }
-    /// ```
-    ///
-    /// Other threads wait until the transaction ends; the thread running it can use the
-    /// database (and models) inside `body`. `BEGIN IMMEDIATE` takes the write lock up front,
-    /// which avoids the deadlock-avoidance `busy` errors of deferred transactions.
-    /// If SQLite already rolled the transaction back (after `full`, `ioError`, some `busy`
-    /// errors), no second ROLLBACK is attempted and the original error is thrown.
-    ///
-    /// When the transaction (or a nested savepoint) rolls back, the model objects saved or
-    /// deleted inside it get back the `id` and change tracking they had before: an object
-    /// whose INSERT was rolled back has `id == nil` again and its changes pending, so saving
-    /// it again after the failure writes it (hooks such as `didSave()` are not undone).
-    public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try withConnection { connection in
-            let depth = connection.transactionDepth
-            let savepoint = "activeobjects_\(depth)"
-            if depth == 0 { connection.clearUndoLog() }
-            let mark = connection.rollbackActions.count
-            if depth == 0 {
-                try connection.execute("BEGIN IMMEDIATE")
+    // MARK: Raw statement checks
+
+    /// Runs a raw statement on a reader, or on the writer when it writes or controls
+    /// transactions (or when the thread is in a transaction, or one connection serves all).
+    func withRawStatement<T>(_ sql: String, _ body: (Connection, Statement) throws -> T) throws -> T {
+        var result: T?
+        try withReader { connection in
+            let statement = try connection.cachedStatement(sql)
+            if connection.role == .reader {
+                let info = statement.info
+                guard !info.writes && info.transactionControl == nil && statement.isReadOnly else { return }
             } else {
-                try connection.execute("SAVEPOINT \(savepoint)")
+                try checkRawStatement(statement, on: connection)
             }
-            connection.transactionDepth += 1
-            let result: T
-            do {
-                result = try body()
-            } catch {
-                connection.transactionDepth -= 1
-                rollBack(connection, depth: depth, savepoint: savepoint, mark: mark)
-                throw error
-            }
-            connection.transactionDepth -= 1
-            do {
-                // `body` closed the database: SQLite rolled back while closing.
-                _ = try connection.checkOpen()
-                if connection.isAutocommit {
-                    // SQLite already rolled back (e.g. after a failure that `body` caught).
-                    throw DatabaseError(extendedResultCode: .abort,
-                                        message: "the transaction was rolled back by SQLite after an earlier error")
-                }
-                try connection.execute(depth == 0 ? "COMMIT" : "RELEASE \(savepoint)")
-            } catch {
-                rollBack(connection, depth: depth, savepoint: savepoint, mark: mark)
-                throw error
-            }
-            // Committed for good: nothing to undo. (A released savepoint's objects stay
-            // recorded: the enclosing transaction may still roll back.)
-            if depth == 0 { connection.clearUndoLog() }
-            return result
+            result = try body(connection, statement)
+        }
+        if let result { return result }
+        return try withWriter { connection in
+            let statement = try connection.cachedStatement(sql)
+            try checkRawStatement(statement, on: connection)
+            return try body(connection, statement)
         }
     }
 
-    private func rollBack(_ connection: Connection, depth: Int, savepoint: String, mark: Int) {
-        // The objects saved or deleted since `mark` get back their id and snapshot: a
-        // rolled-back insert leaves `id == nil` and the changes pending, so a retry saves them.
-        connection.undoObjectWrites(from: mark)
-        // After SQLITE_FULL, IOERR, BUSY or NOMEM the transaction may already be gone:
-        // check before issuing ROLLBACK (https://www.sqlite.org/lang_transaction.html).
-        guard !connection.isAutocommit else { return }
-        if depth == 0 {
-            try? connection.execute("ROLLBACK")
-        } else {
-            try? connection.execute("ROLLBACK TO \(savepoint)")
-            try? connection.execute("RELEASE \(savepoint)")
+    /// Refuses raw transaction statements that would break ``transaction(_:)``: `BEGIN`,
+    /// `COMMIT` and `ROLLBACK` inside it, savepoints under the library's reserved names, and
+    /// a raw `BEGIN` from an async call (its thread is not the caller's).
+    private func checkRawStatement(_ statement: Statement, on connection: Connection) throws {
+        guard let control = statement.info.transactionControl else { return }
+        if connection.transactionDepth > 0 {
+            switch control {
+            case .begin, .commit, .rollback:
+                throw ActiveObjectError.misuse(
+                    "`\(statement.sql)` inside db.transaction { }: the transaction commits when its body returns and rolls back when it throws")
+            case .savepoint(let name), .release(let name), .rollbackTo(let name):
+                if name.lowercased().hasPrefix(Self.savepointPrefix) {
+                    throw ActiveObjectError.misuse("savepoint names starting with \(Self.savepointPrefix) are reserved for db.transaction")
+                }
+            }
         }
+        if control == .begin && ThreadContext.current.isRunningAsyncJob {
+            throw ActiveObjectError.misuse(
+                "a raw BEGIN from an async call cannot keep its transaction: use `try await db.transaction { … }`")
+        }
+    }
+
+    /// Prefix of the savepoints ``transaction(_:)`` creates for nested calls.
+    static let savepointPrefix = "activeobjects_"
+
+    // MARK: Connection access
+
+    /// Runs `body` with a connection to read from: the writer when this thread holds it (in a
+    /// transaction) or when one connection serves everything; the connection of this
+    /// thread's open read scope; otherwise a leased reader.
+    @inline(__always)
+    func withReader<T>(_ body: (Connection) throws -> T) throws -> T {
+        let context = ThreadContext.current
+        guard let readers, !writerGate.isHeld(by: context.token) else {
+            return try withWriterConnection(context, body)
+        }
+        if let scope = context.readScope(for: identity) {
+            return try use(scope.connection, body)
+        }
+        let connection = try readers.lease(token: context.token, timeout: options.busyTimeoutNanoseconds)
+        defer { readers.giveBack(connection) }
+        return try use(connection, body)
+    }
+
+    /// ``withReader(_:)``, with the connection also serving every read `body` makes on this
+    /// thread (one snapshot: a fetch and the relations it preloads agree).
+    func withReadScope<T>(_ body: (Connection) throws -> T) throws -> T {
+        try withReader { connection in try scoped(connection) { try body(connection) } }
+    }
+
+    /// Runs `body` with `connection` (a reader this thread uses) serving the thread's reads of
+    /// this database. Writes stay allowed (they go to the writer).
+    func scoped<T>(_ connection: Connection, _ body: () throws -> T) rethrows -> T {
+        let context = ThreadContext.current
+        guard connection.role == .reader, context.readScope(for: identity)?.connection !== connection else {
+            return try body()
+        }
+        context.pushReadScope(.init(database: identity, connection: connection, forbidsWrites: false))
+        defer { context.popReadScope() }
+        return try body()
+    }
+
+    /// Runs `body` with the writer connection, waiting for another thread's transaction.
+    /// - Throws: ``ActiveObjectError/misuse(_:)`` inside ``read(_:)``; ``DatabaseError``
+    ///   `busy` after waiting longer than the busy timeout; ``ActiveObjectError/databaseClosed``.
+    @inline(__always)
+    func withWriter<T>(_ body: (Connection) throws -> T) throws -> T {
+        let context = ThreadContext.current
+        if let scope = context.readScope(for: identity), scope.forbidsWrites {
+            throw ActiveObjectError.misuse("a write inside db.read { }: reads only there; use db.transaction { } to write")
+        }
+        return try withWriterConnection(context, body)
+    }
+
+    /// The writer, without the check for ``read(_:)`` blocks: for reads that must run on the
+    /// writer (a cursor opened inside a transaction).
+    @inline(__always)
+    func withWriterConnection<T>(_ context: ThreadContext, _ body: (Connection) throws -> T) throws -> T {
+        try writerGate.acquire(token: context.token, timeout: options.busyTimeoutNanoseconds)
+        defer { writerGate.release() }
+        return try use(writer, body)
+    }
+
+    @inline(__always)
+    private func use<T>(_ connection: Connection, _ body: (Connection) throws -> T) throws -> T {
+        connection.lock.lock()
+        defer { connection.lock.unlock() }
+        _ = try connection.checkOpen()
+        return try body(connection)
+    }
+
+    /// Leases a reader for a cursor, which keeps it until it ends (its statement keeps a read
+    /// transaction open). Nil when reads use the writer (one connection, or in a transaction).
+    func leaseReaderForCursor() throws -> Connection? {
+        let context = ThreadContext.current
+        guard let readers, !writerGate.isHeld(by: context.token) else { return nil }
+        return try readers.lease(token: context.token, timeout: options.busyTimeoutNanoseconds)
+    }
+
+    /// Gives back a reader leased with ``leaseReaderForCursor()``.
+    func giveBackCursorReader(_ connection: Connection) {
+        readers?.giveBack(connection)
     }
 }

@@ -12,15 +12,18 @@ final class Statement {
     let sql: String
     /// The connection that prepared it (kept alive while the statement lives).
     let connection: Connection
+    /// The tables it reads and writes, as SQLite reported them while compiling it.
+    let info: StatementInfo
     /// Whether a large TEXT or BLOB is bound (SQLite keeps its own copy until rebound).
     private var holdsLargeBinding = false
     /// From this many bytes on, a bound value is released by `reset()` rather than kept
     /// until the statement's next use.
     private static let largeBindingBytes = 4 * 1024
 
-    init(sqliteStatement: OpaquePointer, sql: String, connection: Connection) {
+    init(sqliteStatement: OpaquePointer, sql: String, info: StatementInfo, connection: Connection) {
         self.sqliteStatement = sqliteStatement
         self.sql = sql
+        self.info = info
         self.connection = connection
     }
 
@@ -32,14 +35,9 @@ final class Statement {
 
     /// Finalizes the statement unless its connection already did (on close).
     func finalize() {
-        if let handle = sqliteStatement, connection.sqliteConnection != nil {
-            sqlite3_finalize(handle)
-        }
+        if let handle = sqliteStatement { connection.finalize(handle) }
         sqliteStatement = nil
     }
-
-    /// Marks the statement finalized by someone else (the connection closing).
-    func forget() { sqliteStatement = nil }
 
     private func handle() throws -> OpaquePointer {
         guard let handle = sqliteStatement, connection.sqliteConnection != nil else {
@@ -50,6 +48,9 @@ final class Statement {
 
     /// True while a step has started and the statement was not reset (`sqlite3_stmt_busy`).
     var isBusy: Bool { sqliteStatement.map { sqlite3_stmt_busy($0) != 0 } ?? false }
+
+    /// True when the statement does not write the database file (`sqlite3_stmt_readonly`).
+    var isReadOnly: Bool { sqliteStatement.map { sqlite3_stmt_readonly($0) != 0 } ?? true }
 
 
     // MARK: Binding

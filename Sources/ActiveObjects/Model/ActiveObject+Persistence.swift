@@ -43,10 +43,15 @@ extension ActiveObject {
         }
     }
 
+    /// True when the object holds the row it was loaded from or saved to, with its `id`
+    /// unchanged: only then are its changes relative to that row.
+    var holdsItsRow: Bool { recordState == .persisted && id == persistedRowID && id != nil }
+
     /// Slots whose value differs from what was last loaded or saved. For an object that does
-    /// not hold a row (never saved, or deleted), the comparison is with the class's defaults.
+    /// not hold its row (new, deleted, or with an `id` set by hand), the comparison is with
+    /// the class's defaults.
     func changedSlots(_ values: [DatabaseValue], schema: ModelSchema, context: ValueContext) -> [Int] {
-        guard isPersisted else {
+        guard holdsItsRow || recordState == .keyless else {
             guard let defaults = try? schema.prototype.encodedValues(schema: schema, context: context) else {
                 return Array(values.indices)
             }
@@ -57,12 +62,14 @@ extension ActiveObject {
         }
     }
 
-    /// Marks the current values as what the database holds.
-    func markPersisted(schema: ModelSchema) {
+    /// Marks the current values as what the row `rowID` holds.
+    func markPersisted(schema: ModelSchema, rowID: Int64?) {
         withUnsafeObjectPointer { base in
             for accessor in schema.accessors { accessor.setState(.clean, in: base) }
         }
-        isPersisted = true
+        id = rowID
+        persistedRowID = rowID
+        recordState = .persisted
     }
 
     /// True when a property differs from what was last loaded or saved (for a new object:
@@ -72,52 +79,28 @@ extension ActiveObject {
     /// The column names whose values differ from what was last loaded or saved (for a new
     /// object: from the class's defaults), in declaration order.
     public var changedColumns: [String] {
-        guard let (schema, database) = try? schemaAndDatabase() else {
-            // Without a database, compare in the default date format.
-            guard let schema = try? ModelSchema.of(Swift.type(of: self)) else { return [] }
-            let context = ValueContext(dateStrategy: schema.dateStrategy ?? .iso8601Text)
-            guard let values = try? encodedValues(schema: schema, context: context) else { return [] }
-            return changedSlots(values, schema: schema, context: context).map { schema.columns[$0].name }
-        }
-        let context = schema.context(in: database)
+        guard let schema = try? ModelSchema.of(Swift.type(of: self)) else { return [] }
+        // Without a database, compare in the model's (or the default) date format.
+        let context = Swift.type(of: self).database.map { schema.context(in: $0) }
+            ?? ValueContext(dateStrategy: schema.dateStrategy ?? .iso8601Text)
         guard let values = try? encodedValues(schema: schema, context: context) else {
             return schema.columns.map(\.name)
         }
         return changedSlots(values, schema: schema, context: context).map { schema.columns[$0].name }
     }
 
-    /// Inside ``Database/transaction(_:)``, records this object's state (`id`, whether it
-    /// holds its row, its pending changes) so that a rollback of the transaction (or savepoint)
-    /// restores it, and a retry writes the same changes again.
-    private func rememberStateForRollback(in connection: Connection, schema: ModelSchema) {
-        guard connection.transactionDepth > 0 else { return }
-        if id == nil && !isPersisted {
-            connection.rollbackActions.append(.forgetInsert(WeakObject(object: self)))
-            return
-        }
-        let (id, persisted, relations) = (self.id, isPersisted, preloadedRelations)
-        // A new object is inserted whole, so only a loaded one has pending changes to keep.
-        let states = persisted
-            ? withUnsafeObjectPointer { base in schema.columns.map { $0.accessor.state(in: base) } }
-            : nil
-        connection.rollbackActions.append(.run { [self] in
-            self.id = id
-            self.isPersisted = persisted
-            self.preloadedRelations = relations
-            if let states {
-                withUnsafeObjectPointer { base in
-                    for (column, state) in zip(schema.columns, states) { column.accessor.setState(state, in: base) }
-                }
-            }
-        })
-    }
-
     // MARK: Writing
 
-    /// Inserts the object when it has no `id`, otherwise updates the columns that changed
-    /// (and runs no SQL at all when nothing changed). An object with an `id` that does not
-    /// hold its row — the id was set by hand, or the object was deleted — is written whole:
-    /// inserted with that id, or replacing every column of the row with that id.
+    /// Saves the object: what it does follows from where the object stands.
+    ///
+    /// - A new object (`id == nil`) is inserted; `id` is set.
+    /// - A loaded or saved object updates the columns that changed, and runs no SQL at all
+    ///   when nothing changed.
+    /// - An object whose `id` was set by hand (or changed on a loaded object), and a deleted
+    ///   object, stand for the row with that `id`: every column is written there (the row is
+    ///   inserted, or all its columns replaced).
+    /// - An object loaded without its primary key column (`fetch(sql:)` without the key)
+    ///   cannot name a row: ``ActiveObjectError/misuse(_:)``.
     ///
     /// Runs `validate()`, `willSave()`, the write, then `didSave()`. If anything throws,
     /// nothing is written and the object keeps its state (`id`, changes), so a retry works.
@@ -130,23 +113,18 @@ extension ActiveObject {
     /// ```
     /// - Throws: ``ActiveObjectError/validationFailed(_:)``, ``ActiveObjectError/noDatabase(model:)``,
     ///   ``ActiveObjectError/invalidValue(table:column:reason:)``, ``ActiveObjectError/recordNotFound(table:id:)``
-    ///   (the row was deleted meanwhile), or ``DatabaseError`` (constraints, busy…).
-    public func save() throws {
-        if id == nil {
-            try write(.insert)
-        } else if !isPersisted {
-            // An id set by hand, or a deleted object: the object stands for the whole row.
-            try write(.replaceRow)
-        } else {
-            try write(.save)
-        }
-    }
+    ///   (the row was deleted meanwhile), ``ActiveObjectError/misuse(_:)`` (keyless object, or
+    ///   inside `db.read`), or ``DatabaseError`` (constraints, busy…); whatever `validate()`
+    ///   or `willSave()` throw.
+    public func save() throws { try write(.save) }
 
     /// Inserts the object as a new row (with its `id` when set), even if it was saved before.
     /// - Throws: as ``save()``; a duplicate `id` is SQLite's `constraint` error.
     public func insert() throws { try write(.insert) }
 
-    /// Updates the row with this object's `id`: the changed columns only.
+    /// Updates the row with this object's `id`: the changed columns only (every column when
+    /// the object does not hold that row, e.g. an `id` set by hand). Runs the hooks, and
+    /// `didSave()` also when nothing changed.
     /// - Throws: ``ActiveObjectError/recordNotFound(table:id:)`` when the object has no `id`
     ///   or its row no longer exists; otherwise as ``save()``.
     public func update() throws { try write(.update) }
@@ -154,83 +132,113 @@ extension ActiveObject {
     /// Inserts the row, or updates it when it conflicts with an existing row on the primary
     /// key or a unique column: `INSERT … ON CONFLICT DO UPDATE` (never `REPLACE`, which
     /// would delete the old row and cascade). The object's `id` is set to the row's.
+    /// - Throws: as ``save()``.
     public func upsert() throws { try write(.upsert) }
 
-    enum WriteKind { case save, insert, update, upsert, replaceRow }
+    enum WriteRequest { case save, insert, update, upsert }
 
-    private func write(_ kind: WriteKind) throws {
-        let (schema, database) = try schemaAndDatabase()
+    /// `validate()` then `willSave()`: a failure writes nothing.
+    func runSaveHooks() throws {
         do {
             try validate()
         } catch let error as ValidationError {
             throw ActiveObjectError.validationFailed(error)
         }
         try willSave()
-        let context = schema.context(in: database)
-        if kind == .insert && id == nil {
-            // The most common write: bind the properties straight into the cached INSERT.
-            try database.withConnection { connection in
-                try connection.withStatement(schema.insertSQL, binding: { statement in
-                    try bindColumns(to: statement, schema: schema, context: context)
-                }) { statement in
-                    while try statement.step() {}
-                }
-                id = connection.lastInsertRowID
-                // A rollback of the enclosing transaction makes the object new again.
-                if connection.transactionDepth > 0 {
-                    connection.rollbackActions.append(.forgetInsert(WeakObject(object: self)))
-                }
-            }
-            markPersisted(schema: schema)
-            didSave()
-            return
+    }
+
+    /// Decides what a write request does, from the object's state: nil when there is nothing
+    /// to write. Reads the object's values; does not touch the database.
+    func planWrite(_ request: WriteRequest, schema: ModelSchema, context: ValueContext) throws -> WritePlan? {
+        let table = schema.tableName
+        func plan(_ operation: WritePlan.Operation, _ sql: SharedSQL, _ arguments: [DatabaseValue]) -> WritePlan {
+            WritePlan(operation: operation, sql: sql, arguments: arguments, table: table, rowID: id)
+        }
+        if recordState == .keyless && id == nil && (request == .save || request == .update) {
+            throw ActiveObjectError.misuse(
+                "this \(schema.modelName) was loaded without its primary key column \"\(schema.primaryKey)\", so it names no row: select the key (SELECT \"\(schema.primaryKey)\", …) to save it")
         }
         let values = try encodedValues(schema: schema, context: context)
-        let written: Bool = try database.withConnection { connection in
-            rememberStateForRollback(in: connection, schema: schema)
-            switch kind {
-            case .insert:
-                if let id {
-                    try connection.execute(schema.insertWithIDSQL, [.integer(id)] + values)
-                } else {
-                    try connection.execute(schema.insertSQL, values)
-                    id = connection.lastInsertRowID
-                }
-                return true
-            case .replaceRow:
-                // Insert with this id, or update every column of the row that has it.
-                try connection.execute(schema.saveWholeRowSQL, [.integer(id!)] + values)
-                return true
-            case .upsert:
-                let sql = id == nil ? schema.upsertSQL : schema.upsertWithIDSQL
-                let arguments = id.map { [.integer($0)] + values } ?? values
-                let returned = try connection.scalarValue(sql, arguments)
-                if case .integer(let rowID)? = returned { id = rowID }
-                return true
-            case .save, .update:
-                guard let id else { throw ActiveObjectError.recordNotFound(table: schema.tableName, id: nil) }
-                // An object that does not hold a row (an id set by hand, a deleted row) stands
-                // for the whole row: write every column.
-                let slots = isPersisted
-                    ? changedSlots(values, schema: schema, context: context)
-                    : Array(values.indices)
-                if slots.isEmpty {
-                    if kind == .save { return false }
-                    // An explicit update() still reports a row that is gone.
-                    guard try connection.scalarValue(schema.existsByIDSQL, [.integer(id)]) != nil else {
-                        throw ActiveObjectError.recordNotFound(table: schema.tableName, id: id)
-                    }
-                    return false
-                }
-                try connection.execute(schema.updateSQL(slots: slots), slots.map { values[$0] } + [.integer(id)])
-                guard connection.changes > 0 else {
-                    throw ActiveObjectError.recordNotFound(table: schema.tableName, id: id)
-                }
-                return true
+        switch request {
+        case .insert:
+            if let id { return plan(.insertWithID, schema.insertWithIDSQL, [.integer(id)] + values) }
+            return plan(.insert, schema.insertSQL, values)
+        case .upsert:
+            if let id { return plan(.upsert, schema.upsertWithIDSQL, [.integer(id)] + values) }
+            return plan(.upsert, schema.upsertSQL, values)
+        case .save:
+            guard let id else { return plan(.insert, schema.insertSQL, values) }
+            guard holdsItsRow else {
+                // An id set by hand, a deleted object: the object stands for the whole row.
+                return plan(.insertWithID, schema.saveWholeRowSQL, [.integer(id)] + values)
             }
+            let slots = changedSlots(values, schema: schema, context: context)
+            if slots.isEmpty { return nil }
+            return plan(.update, schema.updateSQL(slots: slots), slots.map { values[$0] } + [.integer(id)])
+        case .update:
+            guard let id else { throw ActiveObjectError.recordNotFound(table: table, id: nil) }
+            let slots = holdsItsRow ? changedSlots(values, schema: schema, context: context) : Array(values.indices)
+            if slots.isEmpty {
+                // An explicit update() still reports a row that is gone.
+                return plan(.checkExists, schema.existsByIDSQL, [.integer(id)])
+            }
+            return plan(.update, schema.updateSQL(slots: slots), slots.map { values[$0] } + [.integer(id)])
         }
-        markPersisted(schema: schema)
-        if written || kind == .save { didSave() }
+    }
+
+    /// Records a write that happened: the object now holds its row, or is deleted.
+    func applyWrite(_ plan: WritePlan, _ outcome: WritePlan.Outcome, schema: ModelSchema) {
+        switch plan.operation {
+        case .delete:
+            recordState = .deleted
+            persistedRowID = nil
+            preloadedRelations = nil
+        case .insert, .insertWithID, .upsert, .update, .checkExists:
+            markPersisted(schema: schema, rowID: outcome.rowID ?? id)
+        }
+    }
+
+    /// Runs a planned write on the writer connection of `database` and records it in the
+    /// object; inside a transaction, remembers the object's state for a rollback.
+    @discardableResult
+    func perform(_ plan: WritePlan, schema: ModelSchema, database: Database) throws -> WritePlan.Outcome {
+        try database.withWriter { connection in
+            let snapshot = connection.transactionDepth > 0 ? rollbackSnapshot(schema: schema) : nil
+            let outcome = try plan.run(on: connection)
+            if let snapshot { RollbackLog.of(connection).record(self, snapshot) }
+            applyWrite(plan, outcome, schema: schema)
+            return outcome
+        }
+    }
+
+    private func write(_ request: WriteRequest) throws {
+        let (schema, database) = try schemaAndDatabase()
+        try runSaveHooks()
+        let context = schema.context(in: database)
+        if id == nil && (request == .insert || (request == .save && recordState != .keyless)) {
+            try insertNew(schema: schema, database: database, context: context)
+        } else if let plan = try planWrite(request, schema: schema, context: context) {
+            try perform(plan, schema: schema, database: database)
+        }
+        didSave()
+    }
+
+    /// The most common write: the properties are bound straight into the cached INSERT.
+    private func insertNew(schema: ModelSchema, database: Database, context: ValueContext) throws {
+        try database.withWriter { connection in
+            try connection.withStatement(schema.insertSQL, binding: { statement in
+                try bindColumns(to: statement, schema: schema, context: context)
+            }) { statement in
+                while try statement.step() {}
+            }
+            if connection.transactionDepth > 0 {
+                // A rollback of the enclosing transaction makes the object new again.
+                RollbackLog.of(connection).record(self, RollbackLog.Snapshot(
+                    id: nil, state: recordState, persistedRowID: persistedRowID,
+                    relations: preloadedRelations, columnStates: nil))
+            }
+            markPersisted(schema: schema, rowID: connection.lastInsertRowID)
+        }
     }
 
     /// Deletes the object's row. Runs `willDelete()` first (throwing cancels) and
@@ -239,30 +247,43 @@ extension ActiveObject {
     ///
     /// - Returns: true when a row was deleted; false when the object had no `id` or its row
     ///   was already gone.
+    /// - Throws: ``ActiveObjectError/misuse(_:)`` for an object loaded without its primary
+    ///   key; what `willDelete()` throws; ``DatabaseError`` (a `restrict` foreign key…).
     @discardableResult
     public func delete() throws -> Bool {
-        guard let id else { return false }
+        guard let plan = try planDelete() else { return false }
         let (schema, database) = try schemaAndDatabase()
         try willDelete()
-        let deleted = try database.withConnection { connection in
-            rememberStateForRollback(in: connection, schema: schema)
-            try connection.execute(schema.deleteByIDSQL, [.integer(id)])
-            return connection.changes > 0
-        }
-        isPersisted = false
-        preloadedRelations = nil
+        let outcome = try perform(plan, schema: schema, database: database)
         didDelete()
-        return deleted
+        return outcome.changes > 0
     }
 
-    /// Re-reads the object's row, replacing every property (and discarding unsaved changes).
+    /// The DELETE of this object's row, or nil when it has no `id`.
+    func planDelete() throws -> WritePlan? {
+        let schema = try ModelSchema.of(Swift.type(of: self))
+        guard let id else {
+            if recordState == .keyless {
+                throw ActiveObjectError.misuse(
+                    "this \(schema.modelName) was loaded without its primary key column \"\(schema.primaryKey)\", so it names no row to delete")
+            }
+            return nil
+        }
+        return WritePlan(operation: .delete, sql: schema.deleteByIDSQL, arguments: [.integer(id)],
+                         table: schema.tableName, rowID: id)
+    }
+
+    /// Re-reads the object's row, replacing every property (and discarding unsaved changes),
+    /// then calls ``didLoad()``.
     /// - Throws: ``ActiveObjectError/recordNotFound(table:id:)`` when the object has no `id`
-    ///   or its row is gone; ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)``.
+    ///   or its row is gone; ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)``
+    ///   (the object is left untouched); ``ActiveObjectError/misuse(_:)`` for an object loaded
+    ///   without its primary key.
     public func reload() throws {
         let (schema, database) = try schemaAndDatabase()
-        guard let id else { throw ActiveObjectError.recordNotFound(table: schema.tableName, id: nil) }
+        let id = try reloadID(schema: schema)
         let context = schema.context(in: database)
-        let found = try database.withConnection { connection in
+        let found = try database.withReader { connection in
             try connection.withStatement(schema.findByIDSQL, [.integer(id)]) { statement -> Bool in
                 guard try statement.step() else { return false }
                 // Read into a scratch object first, so that a row that fails to decode leaves
@@ -274,16 +295,19 @@ extension ActiveObject {
             }
         }
         guard found else { throw ActiveObjectError.recordNotFound(table: schema.tableName, id: id) }
-        markPersisted(schema: schema)
         preloadedRelations = nil
+        didLoad()
     }
-}
 
-extension ActiveObject: InsertUndoable {
-    /// After a rollback of the transaction that inserted it: the object is new again.
-    func forgetInsert() {
-        id = nil
-        isPersisted = false
-        preloadedRelations = nil
+    /// The id `reload()` reads, or the error that prevents it.
+    func reloadID(schema: ModelSchema) throws -> Int64 {
+        guard let id else {
+            if recordState == .keyless {
+                throw ActiveObjectError.misuse(
+                    "this \(schema.modelName) was loaded without its primary key column \"\(schema.primaryKey)\", so it names no row to reload")
+            }
+            throw ActiveObjectError.recordNotFound(table: schema.tableName, id: nil)
+        }
+        return id
     }
 }

@@ -27,7 +27,7 @@ extension ActiveRecord where Self: ActiveObject {
         guard rebuildingTable else { return try createTable(in: database) }
         let schema = try ModelSchema.of(self)
         let context = schema.context(in: database)
-        try database.withConnection { connection in
+        try database.withWriter { connection in
             let shape = try TableShape(connection, table: schema.tableName)
             guard !shape.columns.isEmpty,
                   shape.needsRebuild(for: schema, dateStrategy: context.dateStrategy) else {

@@ -21,7 +21,7 @@ extension ActiveRecord where Self: ActiveObject {
         let schema = try ModelSchema.of(self)
         let ddl = try SchemaDDL(schema: schema, context: schema.context(in: database))
         try database.transaction {
-            try database.withConnection { connection in
+            try database.withWriter { connection in
                 let existing = try connection.rows("PRAGMA table_info(\(schema.quotedTable))")
                 if existing.isEmpty {
                     try connection.execute(ddl.createTableSQL)

@@ -18,19 +18,28 @@ import Foundation
 /// The columns are discovered once per class (with `Mirror` on a prototype made with
 /// `init()`) and the SQL built from them is cached. Override the class properties below to
 /// map existing tables; override the hooks for validation and callbacks.
-open class ActiveObject: CustomStringConvertible {
+open class ActiveObject: CustomStringConvertible, Identifiable {
     // The stored properties below are `@exclusivity(unchecked)`: the library reads and writes
     // them on every save and every fetched row, where a dynamic exclusivity check (with its
     // thread-local bookkeeping) cost more than the rest of the bookkeeping. They are plain
     // values, never accessed in place across calls, so no overlapping access can occur.
 
-    /// The row's integer primary key: nil until the object is inserted.
-    @exclusivity(unchecked) public var id: Int64?
+    /// The row's integer primary key (its rowid): nil until the object is inserted.
+    ///
+    /// `$id` names the key in queries like any `@Column`'s `$` reference:
+    /// `Person.all.order(by: \.$id, .descending)`, `Person.where(\.$id > 10)`.
+    ///
+    /// Setting it by hand makes the object stand for the row with that id: `save()` then
+    /// writes every column there (inserting the row, or replacing all its columns); the row
+    /// it was loaded from is left as it is.
+    @RowID public var id: Int64?
 
-    /// True when the properties hold what the database row holds (the object was loaded or
-    /// saved, and not deleted since). Dirty tracking then compares each changed property with
-    /// the original value its wrapper kept.
-    @exclusivity(unchecked) var isPersisted = false
+    /// Where the object stands with respect to its row; decides what `save()` does.
+    @exclusivity(unchecked) var recordState = RecordState.new
+
+    /// The rowid of the row the object was last loaded from or saved to (while `persisted`):
+    /// an `id` that differs was set by hand.
+    @exclusivity(unchecked) var persistedRowID: Int64?
 
     /// Related objects loaded by `including(_:)`, keyed by relation.
     @exclusivity(unchecked) var preloadedRelations: [PreloadKey: Any]?
@@ -78,6 +87,11 @@ open class ActiveObject: CustomStringConvertible {
     open func willDelete() throws {}
     /// Called after a successful ``delete()``.
     open func didDelete() {}
+    /// Called after a fetched or reloaded object's values were set from its row: compute
+    /// derived state here (`fullName = "\(first) \(last)"`). Library writes into properties
+    /// (fetches, `reload()`, rollbacks, relation keys) do not run property observers
+    /// (`didSet`); this hook is the place to react to loaded values.
+    open func didLoad() {}
 
     // MARK: Description
 

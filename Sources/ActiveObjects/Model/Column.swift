@@ -101,7 +101,9 @@ public struct Column<Value: ColumnValue> {
 
     /// A reference to this column for queries, ordering and relations: `\.$name`.
     @inlinable
-    public var projectedValue: ColumnReference<Value> { ColumnReference(slot: state.descriptor?.slot ?? -1) }
+    public var projectedValue: ColumnReference<Value> {
+        ColumnReference(slot: state.descriptor?.slot ?? ColumnReference<Value>.noSlot)
+    }
 }
 
 /// The projected value of a ``Column`` (`$name`): identifies the column in queries.
@@ -110,9 +112,14 @@ public struct Column<Value: ColumnValue> {
 /// ```swift
 /// Person.where(\.$age > 30).order(by: \.$name)
 /// ```
-public struct ColumnReference<Value> {
+public struct ColumnReference<Value>: Sendable {
     @usableFromInline let slot: Int
 
     @inlinable
     init(slot: Int) { self.slot = slot }
+
+    /// The slot of the primary key (`\.$id`).
+    @usableFromInline static var primaryKeySlot: Int { -1 }
+    /// No column: the reference was read from an object that is not the class's prototype.
+    @usableFromInline static var noSlot: Int { Int.min }
 }

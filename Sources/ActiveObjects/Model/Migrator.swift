@@ -45,7 +45,7 @@ public struct Migrator {
         for step in steps where !seen.insert(step.name).inserted {
             throw ActiveObjectError.duplicateMigration(name: step.name)
         }
-        try db.withConnection { connection in
+        try db.withWriter { connection in
             try Self.createBookkeeping(connection)
             let applied = Set(try appliedMigrations(db))
             for step in steps where !applied.contains(step.name) {
@@ -68,7 +68,7 @@ public struct Migrator {
 
     /// The names of the steps already applied to `db`, in the order they ran.
     public func appliedMigrations(_ db: Database) throws -> [String] {
-        try db.withConnection { connection in
+        try db.withWriter { connection in
             try Self.createBookkeeping(connection)
             return try connection.rows("SELECT name FROM schema_migrations ORDER BY rowid").map { try $0["name"] }
         }

@@ -168,17 +168,36 @@ final class ModelSchema: @unchecked Sendable {
 
     /// The quoted column for a property or column name.
     func quotedColumn(forKey key: String) throws -> String {
-        let slot = try slot(forKey: key)
-        return slot < 0 ? quotedPrimaryKey : columns[slot].quotedName
+        quotedColumn(slot: try slot(forKey: key))
     }
 
-    /// The slot a `\.$column` key path designates, read from the prototype.
+    /// The quoted column of a slot (`-1`: the primary key).
+    func quotedColumn(slot: Int) -> String {
+        slot < 0 ? quotedPrimaryKey : columns[slot].quotedName
+    }
+
+    /// The column name of a slot (`-1`: the primary key).
+    func columnName(slot: Int) -> String {
+        slot < 0 ? primaryKey : columns[slot].name
+    }
+
+    /// The slot a `\.$column` key path designates, read from the prototype (`-1` for `\.$id`).
+    /// - Throws: ``ActiveObjectError/invalidArgument(_:)`` when it designates no column.
     func slot(for keyPath: AnyKeyPath) throws -> Int {
         guard let reference = prototype[keyPath: keyPath] as? any ColumnSlotCarrier,
-              columns.indices.contains(reference.slot) else {
+              reference.slot == ColumnReference<Int64?>.primaryKeySlot || columns.indices.contains(reference.slot) else {
             throw ActiveObjectError.invalidArgument("\(keyPath) does not designate a column of \(modelName)")
         }
         return reference.slot
+    }
+
+    /// The slot of a column key path that must be a declared `@Column` (not `\.$id`).
+    func columnSlot(for keyPath: AnyKeyPath) throws -> Int {
+        let slot = try slot(for: keyPath)
+        guard slot >= 0 else {
+            throw ActiveObjectError.invalidArgument("\(keyPath) is the primary key, not a declared column of \(modelName)")
+        }
+        return slot
     }
 
     /// The value context for this model in `database`.

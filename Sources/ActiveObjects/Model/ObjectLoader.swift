@@ -63,11 +63,14 @@ struct ObjectLoader {
     func load(from statement: Statement) throws -> ActiveObject {
         let object = schema.modelType.init()
         try fill(object, from: statement, isNew: true)
+        object.didLoad()
         return object
     }
 
     /// Stores the current row into `object` (its id and every mapped column) and marks it as
-    /// holding its row. `isNew`: the object was just created (its columns are all `.fresh`).
+    /// holding its row — or as `keyless` when the result has no primary key value, so that
+    /// `save()` refuses it rather than inserting a duplicate. `isNew`: the object was just
+    /// created (its columns are all `.fresh`). Property observers (`didSet`) do not run.
     func fill(_ object: ActiveObject, from statement: Statement, isNew: Bool = false) throws {
         var rowID: Int64?
         if let idColumn {
@@ -105,6 +108,7 @@ struct ObjectLoader {
             for accessor in schema.accessors { accessor.setState(.clean, in: base) }
         }
         object.id = rowID
-        object.isPersisted = true
+        object.persistedRowID = rowID
+        object.recordState = rowID == nil ? .keyless : .persisted
     }
 }

@@ -12,6 +12,12 @@ extension ActiveRecord where Self: ActiveObject {
         Query<Self>().where(sql, arguments: arguments)
     }
 
+    /// A query filtered by an SQL fragment with an array of `?` arguments:
+    /// `Person.where("age >= ?", arguments: [18])`.
+    public static func `where`(_ sql: String, arguments: [any ColumnValue]) -> Query<Self> {
+        Query<Self>().where(sql, arguments: arguments)
+    }
+
     /// A query filtered by a typed comparison: `Person.where(\.$name, .like("J%"))`.
     public static func `where`<V>(_ column: KeyPath<Self, ColumnReference<V>>, _ comparison: ColumnOperator<V>) -> Query<Self> {
         Query<Self>().where(column, comparison)
@@ -33,11 +39,13 @@ extension ActiveRecord where Self: ActiveObject {
     // MARK: Finders
 
     /// The object with this primary key, or nil.
+    /// - Throws: ``ActiveObjectError/noDatabase(model:)``, ``ActiveObjectError/invalidModel(model:reason:)``,
+    ///   ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)``, ``DatabaseError``.
     public static func find(id: Int64) throws -> Self? {
         let schema = try ModelSchema.of(self)
         guard let database = self.database else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
         let context = schema.context(in: database)
-        return try database.withConnection { connection in
+        return try database.withReader { connection in
             try connection.withStatement(schema.findByIDSQL, [.integer(id)]) { statement in
                 guard try statement.step() else { return nil }
                 let loader = ObjectLoader(canonicalFor: schema, context: context)
@@ -46,39 +54,73 @@ extension ActiveRecord where Self: ActiveObject {
         }
     }
 
+    /// The objects with these primary keys, in one query, in the order of `ids` (ids without
+    /// a row are skipped; a repeated id gives the object once).
+    ///
+    /// ```swift
+    /// let some: [Person] = try Person.find(ids: [3, 1, 2])
+    /// ```
+    /// - Throws: as ``find(id:)``.
+    public static func find(ids: [Int64]) throws -> [Self] {
+        guard !ids.isEmpty else { return [] }
+        let found = try Query<Self>().where([primaryKey: ids]).all()
+        return orderedByIDs(found, ids)
+    }
+
+    /// `objects` in the order of `ids`, each once.
+    static func orderedByIDs(_ objects: [Self], _ ids: [Int64]) -> [Self] {
+        var byID: [Int64: Self] = [:]
+        for object in objects { if let id = object.id { byID[id] = object } }
+        var seen = Set<Int64>()
+        return ids.compactMap { id in seen.insert(id).inserted ? byID[id] : nil }
+    }
+
     /// Every object of the table, in primary-key order. For large tables prefer
     /// `Person.all.each { … }` or a cursor, which keep one row in memory at a time.
+    /// - Throws: as ``find(id:)``.
     public static func findAll() throws -> [Self] { try Query<Self>().order(by: primaryKey).all() }
 
     /// The objects matching a criteria dictionary: `Person.find(where: ["age": 30])`.
+    /// - Throws: ``ActiveObjectError/unknownColumn(table:column:)`` for a key the model does
+    ///   not declare (no SQL runs); otherwise as ``find(id:)``.
     public static func find(where criteria: [String: Any?]) throws -> [Self] { try Query<Self>().where(criteria).all() }
 
     /// The first object (lowest primary key) matching a criteria dictionary, or nil.
+    /// - Throws: as ``find(where:)``.
     public static func findFirst(where criteria: [String: Any?]) throws -> Self? {
         try Query<Self>().where(criteria).order(by: primaryKey).first()
     }
 
     /// The number of rows.
+    /// - Throws: ``ActiveObjectError/noDatabase(model:)``, ``DatabaseError``.
     public static func countAll() throws -> Int { try Query<Self>().count() }
 
     /// The number of rows matching a criteria dictionary.
+    /// - Throws: as ``find(where:)``.
     public static func count(where criteria: [String: Any?]) throws -> Int { try Query<Self>().where(criteria).count() }
 
     /// Deletes the rows matching a criteria dictionary (hooks are not run) and returns how many.
+    /// - Throws: as ``find(where:)``; ``ActiveObjectError/misuse(_:)`` inside `db.read`.
     @discardableResult
     public static func delete(where criteria: [String: Any?]) throws -> Int { try Query<Self>().where(criteria).delete() }
 
     /// Deletes every row (hooks are not run) and returns how many.
+    /// - Throws: ``ActiveObjectError/noDatabase(model:)``, ``DatabaseError``,
+    ///   ``ActiveObjectError/misuse(_:)`` inside `db.read`.
     @discardableResult
     public static func deleteAll() throws -> Int { try Query<Self>().delete() }
 
     /// Objects from your own SQL. Result columns are matched to properties by column name;
     /// extra columns are ignored; a property without a column keeps its default (and is not
-    /// written back by `save()` unless you change it).
+    /// written back by `save()` unless you change it). Objects loaded without the primary key
+    /// column name no row: `save()`, `update()`, `delete()` and `reload()` refuse them with
+    /// ``ActiveObjectError/misuse(_:)`` (`insert()` still adds them as new rows).
     ///
     /// ```swift
     /// let older = try Person.fetch(sql: "SELECT * FROM person WHERE age > ?", [40])
     /// ```
+    /// - Throws: ``ActiveObjectError/invalidSQL(sql:reason:)``, ``ActiveObjectError/invalidArgument(_:)``,
+    ///   ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)``, ``DatabaseError``.
     public static func fetch(sql: String, _ arguments: [any ColumnValue] = []) throws -> [Self] {
         let schema = try ModelSchema.of(self)
         guard let database = self.database else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
@@ -88,8 +130,8 @@ extension ActiveRecord where Self: ActiveObject {
                 throw ActiveObjectError.invalidArgument("argument \(index + 1): \(error)")
             }
         }
-        return try database.withConnection { connection in
-            try connection.withStatement(sql, values) { statement in
+        return try database.withRawStatement(sql) { connection, statement in
+            try connection.withStatement(statement, binding: { try $0.bind(values) }) { statement in
                 // Map the columns after the first step: a cached `SELECT *` is re-prepared by
                 // `sqlite3_step` when another connection changed the schema, and only then
                 // shows the new column layout (a dropped or reordered column shifts them).
@@ -103,5 +145,12 @@ extension ActiveRecord where Self: ActiveObject {
                 return objects
             }
         }
+    }
+
+    /// ``fetch(sql:_:)`` with the arguments labelled:
+    /// `Person.fetch(sql: "SELECT * FROM person WHERE age > ?", arguments: [40])`.
+    /// - Throws: as ``fetch(sql:_:)``.
+    public static func fetch(sql: String, arguments: [any ColumnValue]) throws -> [Self] {
+        try fetch(sql: sql, arguments)
     }
 }

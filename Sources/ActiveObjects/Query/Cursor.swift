@@ -8,12 +8,16 @@ import Foundation
 /// while let person = try cursor.next() { print(person.name) }
 /// ```
 ///
-/// Between calls to ``next()`` other threads may use the database. An unfinished cursor
-/// keeps a read transaction open (in WAL mode this holds back checkpoints): call ``close()``
-/// or drop the cursor when you stop early. Closing the database finalizes open cursors;
-/// their `next()` then throws ``ActiveObjectError/databaseClosed``.
+/// A cursor reads one snapshot: it keeps a reader connection (and its read transaction)
+/// until it is exhausted, closed or released, while other threads use the database. In WAL
+/// mode an open read transaction holds back checkpoints: call ``close()`` or drop the cursor
+/// when you stop early. (Opened inside a transaction, or when one connection serves
+/// everything, it reads on the writer, taking it for each `next()`.) Closing the database
+/// finalizes open cursors; their `next()` then throws ``ActiveObjectError/databaseClosed``.
 public final class Cursor<Model: ActiveObject> {
     private let database: Database
+    /// The reader this cursor keeps; nil when it reads on the writer.
+    private let reader: Connection?
     private var statement: Statement?
     private let loader: ObjectLoader
     /// Eager loading of the query's relations, for a batch of objects (nil without `including`).
@@ -29,24 +33,43 @@ public final class Cursor<Model: ActiveObject> {
         self.database = database
         self.preload = preload
         self.batchSize = Swift.max(1, batchSize)
-        // A cursor owns its own statement (never a cached one): it stays open across calls.
-        let statement = try database.withConnection { connection -> Statement in
-            let statement = try connection.prepare(sql)
-            try statement.bind(arguments)
-            return statement
-        }
-        self.statement = statement
         loader = ObjectLoader(canonicalFor: schema, context: context)
+        reader = try database.leaseReaderForCursor()
+        // A cursor owns its own statement (never a cached one): it stays open across calls.
+        do {
+            statement = try withConnection { connection in
+                let statement = try connection.prepare(sql)
+                try statement.bind(arguments)
+                return statement
+            }
+        } catch {
+            if let reader { database.giveBackCursorReader(reader) }
+            throw error
+        }
+    }
+
+    /// Runs `body` with the cursor's connection in use.
+    private func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
+        guard let reader else {
+            return try database.withWriterConnection(.current, body)
+        }
+        reader.lock.lock()
+        defer { reader.lock.unlock() }
+        _ = try reader.checkOpen()
+        return try body(reader)
     }
 
     /// The next object, or nil when the rows are exhausted (the cursor then closes itself).
     /// - Throws: ``DatabaseError``, a `typeMismatch` for a row that does not fit (the cursor
     ///   is closed), or ``ActiveObjectError/databaseClosed``.
     public func next() throws -> Model? {
-        try database.withConnection { _ in
-            if !pending.isEmpty { return pending.removeFirst() }
-            guard let statement else { return nil }
-            do {
+        if !pending.isEmpty { return pending.removeFirst() }
+        guard let statement else {
+            if database.isClosed { throw ActiveObjectError.databaseClosed }
+            return nil
+        }
+        do {
+            return try withConnection { connection -> Model? in
                 guard let preload else {
                     guard try statement.step() else {
                         close()
@@ -54,30 +77,34 @@ public final class Cursor<Model: ActiveObject> {
                     }
                     return unsafeDowncast(try loader.load(from: statement), to: Model.self)
                 }
-                // With `including`, read a batch ahead so its relations load in one query.
+                // With `including`, read a batch ahead so its relations load in one query,
+                // from the cursor's snapshot.
                 var batch: [Model] = []
                 while batch.count < batchSize, try statement.step() {
                     batch.append(unsafeDowncast(try loader.load(from: statement), to: Model.self))
                 }
                 if batch.count < batchSize { close() }
-                try preload(batch)
+                try database.scoped(connection) { try preload(batch) }
                 pending = batch
                 return pending.isEmpty ? nil : pending.removeFirst()
-            } catch {
-                close()
-                throw error
             }
+        } catch {
+            close()
+            throw error
         }
     }
 
-    /// Ends the cursor early and releases its statement (and read transaction). Idempotent.
+    /// Ends the cursor early and releases its statement, its read transaction and its reader
+    /// connection. Idempotent.
     public func close() {
-        database.connection.lock.withLock {
-            guard let statement else { return }
+        guard let statement else { return }
+        self.statement = nil
+        let connection = statement.connection
+        connection.lock.withLock {
             statement.finalize()
-            self.statement = nil
-            database.connection.options.traceHandler?(statement.sql, DispatchTime.now().uptimeNanoseconds &- start)
+            connection.options.traceHandler?(statement.sql, DispatchTime.now().uptimeNanoseconds &- start)
         }
+        if let reader { database.giveBackCursorReader(reader) }
     }
 
     deinit { close() }

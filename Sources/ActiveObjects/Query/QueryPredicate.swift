@@ -1,15 +1,31 @@
+/// A key path to a column's projection (`\.$age`), kept in queries.
+///
+/// Safety of @unchecked Sendable: key paths are immutable once formed. The standard library
+/// does not mark `AnyKeyPath` `Sendable` because a key path may capture subscript arguments of
+/// non-`Sendable` types; the ones ActiveObjects stores designate `@Column` projections (and
+/// relations), which capture nothing, and are only ever read.
+struct SendableKeyPath: @unchecked Sendable {
+    let keyPath: AnyKeyPath
+}
+
 /// A column named by key path (`\.$age`) or by name (`"age"`), resolved against the model's
 /// schema when the query runs: names that are not columns throw `unknownColumn`.
-enum ColumnKey {
-    case keyPath(AnyKeyPath)
+enum ColumnKey: Sendable {
+    case keyPath(SendableKeyPath)
     case name(String)
 
-    func quoted(in schema: ModelSchema) throws -> String {
+    static func path(_ keyPath: AnyKeyPath) -> ColumnKey { .keyPath(SendableKeyPath(keyPath: keyPath)) }
+
+    /// The schema slot (`-1` for the primary key).
+    func slot(in schema: ModelSchema) throws -> Int {
         switch self {
-        case .name(let name): return try schema.quotedColumn(forKey: name)
-        case .keyPath(let keyPath):
-            return schema.columns[try schema.slot(for: keyPath)].quotedName
+        case .name(let name): return try schema.slot(forKey: name)
+        case .keyPath(let path): return try schema.slot(for: path.keyPath)
         }
+    }
+
+    func quoted(in schema: ModelSchema) throws -> String {
+        schema.quotedColumn(slot: try slot(in: schema))
     }
 }
 
@@ -21,7 +37,7 @@ enum ColumnKey {
 /// ```
 /// Comparing with `nil` (`== nil`, `!= nil`) becomes `IS NULL` / `IS NOT NULL`. Values are
 /// always bound as arguments, never spliced into the SQL.
-public struct QueryPredicate<Model: ActiveObject> {
+public struct QueryPredicate<Model: ActiveObject>: Sendable {
     let node: PredicateNode
 
     init(_ node: PredicateNode) { self.node = node }
@@ -30,10 +46,39 @@ public struct QueryPredicate<Model: ActiveObject> {
     public init(sql: String, _ arguments: any ColumnValue...) {
         node = .sql(sql, arguments)
     }
+
+    /// A predicate from an SQL fragment with an array of `?` arguments.
+    public init(sql: String, arguments: [any ColumnValue]) {
+        node = .sql(sql, arguments)
+    }
+}
+
+/// A value of a criteria dictionary (`["age": 30, "name": ["Ann", "Joe"], "rating": nil]`),
+/// sorted out when the query is built.
+enum CriteriaValue: Sendable {
+    case null
+    case value(any ColumnValue)
+    case list([any ColumnValue])
+    /// A value that is neither a column value nor an array of them: an error when the query runs.
+    case unsupported(typeName: String)
+
+    init(_ value: Any?) {
+        guard let value else {
+            self = .null
+            return
+        }
+        if let list = value as? [any ColumnValue] {
+            self = .list(list)
+        } else if let single = value as? any ColumnValue {
+            self = .value(single)
+        } else {
+            self = .unsupported(typeName: String(describing: type(of: value)))
+        }
+    }
 }
 
 /// The untyped tree behind ``QueryPredicate`` and the filters of a ``Query``.
-indirect enum PredicateNode {
+indirect enum PredicateNode: Sendable {
     case compare(ColumnKey, String, any ColumnValue)
     case like(ColumnKey, String)
     case inList(ColumnKey, [any ColumnValue])
@@ -42,7 +87,12 @@ indirect enum PredicateNode {
     case or(PredicateNode, PredicateNode)
     case not(PredicateNode)
     case sql(String, [any ColumnValue])
-    case criteria([(key: String, value: Any?)])
+    case criteria([(key: String, value: CriteriaValue)])
+
+    /// A criteria dictionary, sorted by key (so the SQL, and its cached statement, is stable).
+    static func criteria(_ dictionary: [String: Any?]) -> PredicateNode {
+        .criteria(dictionary.map { (key: $0.key, value: CriteriaValue($0.value)) }.sorted { $0.key < $1.key })
+    }
 }
 
 /// Renders predicates to SQL and arguments.
@@ -129,20 +179,18 @@ struct PredicateRenderer {
         return parts.count == 1 ? parts[0] : "(" + parts.joined(separator: " OR ") + ")"
     }
 
-    /// `["age": 30, "name": ["Joe", "Ann"], "rating": nil]` → AND of `=`, `IN`, `IS NULL`,
-    /// keys in sorted order (so the SQL, and its cached statement, is stable).
-    private mutating func renderCriteria(_ pairs: [(key: String, value: Any?)]) throws -> String {
+    /// `["age": 30, "name": ["Joe", "Ann"], "rating": nil]` → AND of `=`, `IN`, `IS NULL`.
+    private mutating func renderCriteria(_ pairs: [(key: String, value: CriteriaValue)]) throws -> String {
         if pairs.isEmpty { return "1" }
         var parts: [String] = []
-        for (key, value) in pairs.sorted(by: { $0.key < $1.key }) {
+        for (key, value) in pairs {
             let column = try schema.quotedColumn(forKey: key)
-            guard let value else {
+            switch value {
+            case .null:
                 parts.append("\(column) IS NULL")
-                continue
-            }
-            if let list = value as? [any ColumnValue] {
+            case .list(let list):
                 parts.append(try renderIn(column: column, values: list))
-            } else if let single = value as? any ColumnValue {
+            case .value(let single):
                 let encoded = try encode(single, column: column)
                 if encoded.isNull {
                     parts.append("\(column) IS NULL")
@@ -150,9 +198,9 @@ struct PredicateRenderer {
                     arguments.append(encoded)
                     parts.append("\(column) = ?")
                 }
-            } else {
+            case .unsupported(let typeName):
                 throw ActiveObjectError.invalidArgument(
-                    "the criteria value for \"\(key)\" (\(type(of: value))) is not a column value or an array of them")
+                    "the criteria value for \"\(key)\" (\(typeName)) is not a column value or an array of them")
             }
         }
         return parts.count == 1 ? parts[0] : "(" + parts.joined(separator: " AND ") + ")"
@@ -214,27 +262,27 @@ enum JSONList {
 
 /// `\.$age == 30`; `\.$rating == nil` is `IS NULL`.
 public func == <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> QueryPredicate<M> {
-    QueryPredicate(.compare(.keyPath(lhs), "=", rhs))
+    QueryPredicate(.compare(.path(lhs), "=", rhs))
 }
 /// `\.$age != 30`; `\.$rating != nil` is `IS NOT NULL`.
 public func != <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> QueryPredicate<M> {
-    QueryPredicate(.compare(.keyPath(lhs), "<>", rhs))
+    QueryPredicate(.compare(.path(lhs), "<>", rhs))
 }
 /// `\.$age < 30`.
 public func < <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> QueryPredicate<M> {
-    QueryPredicate(.compare(.keyPath(lhs), "<", rhs))
+    QueryPredicate(.compare(.path(lhs), "<", rhs))
 }
 /// `\.$age <= 30`.
 public func <= <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> QueryPredicate<M> {
-    QueryPredicate(.compare(.keyPath(lhs), "<=", rhs))
+    QueryPredicate(.compare(.path(lhs), "<=", rhs))
 }
 /// `\.$age > 30`.
 public func > <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> QueryPredicate<M> {
-    QueryPredicate(.compare(.keyPath(lhs), ">", rhs))
+    QueryPredicate(.compare(.path(lhs), ">", rhs))
 }
 /// `\.$age >= 30`.
 public func >= <M: ActiveObject, V: ColumnValue>(lhs: KeyPath<M, ColumnReference<V>>, rhs: V) -> QueryPredicate<M> {
-    QueryPredicate(.compare(.keyPath(lhs), ">=", rhs))
+    QueryPredicate(.compare(.path(lhs), ">=", rhs))
 }
 /// Both conditions: `(a AND b)`.
 public func && <M: ActiveObject>(lhs: QueryPredicate<M>, rhs: QueryPredicate<M>) -> QueryPredicate<M> {
@@ -254,8 +302,8 @@ public prefix func ! <M: ActiveObject>(predicate: QueryPredicate<M>) -> QueryPre
 /// ```swift
 /// Person.where(\.$name, .like("J%")).where(\.$age, .in([30, 31])).where(\.$rating, .notNull)
 /// ```
-public struct ColumnOperator<Value: ColumnValue> {
-    let make: (ColumnKey) -> PredicateNode
+public struct ColumnOperator<Value: ColumnValue>: Sendable {
+    let make: @Sendable (ColumnKey) -> PredicateNode
 
     /// `column = value` (`IS NULL` for nil).
     public static func equal(_ value: Value) -> Self { Self { .compare($0, "=", value) } }

@@ -17,8 +17,8 @@ struct PreloadedParent {
 }
 
 /// Loads related objects for a list of parents in one query (see `Query.including`).
-struct Preloader<Model: ActiveObject> {
-    let load: ([Model]) throws -> Void
+struct Preloader<Model: ActiveObject>: Sendable {
+    let load: @Sendable ([Model]) throws -> Void
 }
 
 extension ActiveObject {
@@ -206,8 +206,8 @@ public struct HasMany<Child: ActiveObject> {
         let (key, schema) = try key()
         let parentType = Swift.type(of: parent)
         guard let database = parentType.database else { throw ActiveObjectError.noDatabase(model: "\(parentType)") }
-        let parentState = (id: parent.id, persisted: parent.isPersisted)
-        let childState = (id: child.id, persisted: child.isPersisted,
+        let parentState = (id: parent.id, state: parent.recordState, rowID: parent.persistedRowID)
+        let childState = (id: child.id, state: child.recordState, rowID: child.persistedRowID,
                           key: try child.integerValue(atSlot: key.foreignKeySlot, schema: schema))
         do {
             try database.transaction {
@@ -218,9 +218,11 @@ public struct HasMany<Child: ActiveObject> {
         } catch {
             // The transaction was rolled back: so is what the saves recorded in the objects.
             parent.id = parentState.id
-            parent.isPersisted = parentState.persisted
+            parent.recordState = parentState.state
+            parent.persistedRowID = parentState.rowID
             child.id = childState.id
-            child.isPersisted = childState.persisted
+            child.recordState = childState.state
+            child.persistedRowID = childState.rowID
             try? child.setIntegerValue(childState.key, atSlot: key.foreignKeySlot, schema: schema)
             throw error
         }
@@ -265,7 +267,9 @@ extension Query {
     /// let people = try Person.where(["active": true]).including(\.group).all()   // 2 SELECTs
     /// ```
     public func including<Parent>(_ relation: KeyPath<Model, BelongsTo<Parent>>) -> Query {
-        adding(Preloader { objects in
+        let box = SendableKeyPath(keyPath: relation)
+        return adding(Preloader { objects in
+            let relation = box.keyPath as! KeyPath<Model, BelongsTo<Parent>>
             let sample = objects[0][keyPath: relation]
             let schema = try ModelSchema.of(sample.childType)
             let key = try sample.key(schema)
@@ -287,7 +291,9 @@ extension Query {
     /// Loads each object's children along with the query, in one extra SELECT
     /// (`WHERE foreignKey IN (…)`). `group.people.all()` then runs no SQL.
     public func including<Child>(_ relation: KeyPath<Model, HasMany<Child>>) -> Query {
-        adding(Preloader { objects in
+        let box = SendableKeyPath(keyPath: relation)
+        return adding(Preloader { objects in
+            let relation = box.keyPath as! KeyPath<Model, HasMany<Child>>
             let (key, schema) = try objects[0][keyPath: relation].key()
             let column = schema.columns[key.foreignKeySlot]
             let ids = objects.compactMap(\.id)
@@ -306,7 +312,9 @@ extension Query {
 
     /// Loads each object's has-one child along with the query, in one extra SELECT.
     public func including<Child>(_ relation: KeyPath<Model, HasOne<Child>>) -> Query {
-        adding(Preloader { objects in
+        let box = SendableKeyPath(keyPath: relation)
+        return adding(Preloader { objects in
+            let relation = box.keyPath as! KeyPath<Model, HasOne<Child>>
             let sample = objects[0][keyPath: relation]
             let schema = try ModelSchema.of(Child.self)
             let slot = try schema.slot(for: sample.foreignKey)

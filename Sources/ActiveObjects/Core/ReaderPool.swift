@@ -1,0 +1,131 @@
+import Foundation
+
+/// The read-only connections of a WAL database, opened when first needed, up to
+/// `Options.maximumReaderCount`, each with its own statement cache.
+///
+/// A read leases a connection, uses it, and gives it back; reads on different connections
+/// run at the same time, and beside the writer (WAL lets readers keep their snapshot while
+/// the writer appends). Every read starts a fresh read transaction, so it sees every commit
+/// that returned before it started: read-your-writes needs nothing else (no snapshot API).
+///
+/// When every connection is leased, a read waits for one, at most the busy timeout (then
+/// SQLite's `busy` error). A thread that itself holds every leased connection (nested reads
+/// inside `each`, open cursors) would wait for itself forever: it gets a temporary extra
+/// connection instead, closed when given back.
+final class ReaderPool: @unchecked Sendable {
+    // Safety of @unchecked Sendable: all mutable state is guarded by `condition`'s lock.
+    private let condition = NSCondition()
+    private var idle: [Connection] = []
+    /// Every open connection, leased or idle (for closing).
+    private var open: [Connection] = []
+    /// Connections being opened right now (counted against the maximum).
+    private var opening = 0
+    private var isClosed = false
+    let maximumCount: Int
+    private let makeConnection: () throws -> Connection
+
+    init(maximumCount: Int, makeConnection: @escaping () throws -> Connection) {
+        self.maximumCount = maximumCount
+        self.makeConnection = makeConnection
+    }
+
+    /// A connection for the thread `token`; give it back with ``giveBack(_:)``.
+    /// - Throws: ``ActiveObjectError/databaseClosed``; ``DatabaseError`` `busy` after waiting
+    ///   `timeout` nanoseconds; the error of opening a connection (e.g. `cannotOpen`).
+    func lease(token: Int, timeout: Int64) throws -> Connection {
+        condition.lock()
+        var deadline: Date?
+        while true {
+            if isClosed {
+                condition.unlock()
+                throw ActiveObjectError.databaseClosed
+            }
+            if let connection = idle.popLast() {
+                connection.leaseHolder = token
+                condition.unlock()
+                return connection
+            }
+            // Every connection is leased (none idle): does this thread hold them all?
+            let heldByThisThread = !open.isEmpty && opening == 0 && open.allSatisfy { $0.leaseHolder == token }
+            if open.count + opening < maximumCount || heldByThisThread {
+                opening += 1
+                condition.unlock()
+                let connection: Connection
+                do {
+                    connection = try makeConnection()
+                } catch {
+                    condition.lock()
+                    opening -= 1
+                    condition.signal()
+                    condition.unlock()
+                    throw error
+                }
+                condition.lock()
+                opening -= 1
+                if isClosed {
+                    condition.unlock()
+                    connection.closeNow()
+                    throw ActiveObjectError.databaseClosed
+                }
+                open.append(connection)
+                connection.leaseHolder = token
+                condition.unlock()
+                return connection
+            }
+            let limit = deadline ?? Date(timeIntervalSinceNow: Double(max(0, timeout)) / 1e9)
+            deadline = limit
+            if !condition.wait(until: limit) && idle.isEmpty && !isClosed {
+                condition.unlock()
+                throw DatabaseError(
+                    extendedResultCode: .busy,
+                    message: "all \(maximumCount) reader connections stayed in use for longer than the busy timeout")
+            }
+        }
+    }
+
+    /// Returns a leased connection. Connections beyond the maximum (opened for a thread that
+    /// held all the others) are closed; so is everything once the pool is closed.
+    func giveBack(_ connection: Connection) {
+        condition.lock()
+        connection.leaseHolder = 0
+        if isClosed || open.count > maximumCount {
+            open.removeAll { $0 === connection }
+            condition.unlock()
+            connection.lock.withLock { connection.closeNow() }
+            return
+        }
+        idle.append(connection)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Closes every connection: idle ones at once, leased ones as soon as their current use
+    /// ends (their holders then get ``ActiveObjectError/databaseClosed``). Later leases throw.
+    func close() {
+        condition.lock()
+        isClosed = true
+        let all = open
+        idle.removeAll()
+        condition.broadcast()
+        condition.unlock()
+        for connection in all {
+            connection.lock.withLock { connection.closeNow() }
+        }
+    }
+
+    /// Calls `body` with each open connection (idle or leased), for maintenance such as
+    /// clearing statement caches; `body` must lock the connection before using it.
+    func forEachConnection(_ body: (Connection) -> Void) {
+        condition.lock()
+        let all = open
+        condition.unlock()
+        all.forEach(body)
+    }
+
+    /// How many connections are open right now (tests and diagnostics).
+    var openCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return open.count
+    }
+}

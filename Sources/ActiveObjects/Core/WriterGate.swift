@@ -1,0 +1,68 @@
+import CSQLite
+import Foundation
+
+/// Gives one thread at a time the writer connection, for as long as it needs it: one write,
+/// a whole ``Database/transaction(_:)``, or a transaction begun with raw `BEGIN` (which keeps
+/// the writer until the thread commits or rolls back).
+///
+/// Re-entrant for the thread that holds it (a transaction body saves objects, which take the
+/// writer again). Another thread waits at most the busy timeout, then gets SQLite's `busy`
+/// error — the same rule as for another process holding the file's write lock.
+final class WriterGate: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `depth` and `pinned` are only touched by the thread
+    // that holds `lock`; `owner` is read by any thread through atomic loads (a thread can
+    // only ever see its own token there if it stored it itself).
+    let connection: Connection
+    private let lock = NSLock()
+    private let owner: UnsafeMutablePointer<CLong>
+    private var depth = 0
+    /// True while a transaction begun with raw SQL keeps the writer on its thread.
+    private var pinned = false
+
+    init(connection: Connection) {
+        self.connection = connection
+        owner = UnsafeMutablePointer<CLong>.allocate(capacity: 1)
+        owner.initialize(to: 0)
+    }
+
+    deinit { owner.deallocate() }
+
+    /// Whether the thread with this token holds the writer.
+    @inline(__always)
+    func isHeld(by token: Int) -> Bool { activeobjects_atomic_load(owner) == token }
+
+    /// Takes the writer for the thread `token` (again, if it already holds it).
+    /// - Throws: ``DatabaseError`` `busy` after waiting `timeout` nanoseconds for another thread.
+    func acquire(token: Int, timeout: Int64) throws {
+        if isHeld(by: token) {
+            depth += 1
+            return
+        }
+        if !lock.try() {
+            let deadline = Date(timeIntervalSinceNow: Double(max(0, timeout)) / 1e9)
+            guard lock.lock(before: deadline) else {
+                throw DatabaseError(
+                    extendedResultCode: .busy,
+                    message: "the database's writer stayed busy (another thread's transaction) for longer than the busy timeout")
+            }
+        }
+        activeobjects_atomic_store(owner, token)
+        depth = 1
+    }
+
+    /// Gives the writer back (after the matching ``acquire(token:timeout:)``). A transaction
+    /// opened with raw SQL outside ``Database/transaction(_:)`` keeps the writer on this
+    /// thread ("pinned") until a later statement of the thread ends it.
+    func release() {
+        depth -= 1
+        guard depth == 0 else { return }
+        pinned = !connection.isAutocommit && connection.transactionDepth == 0
+        if !pinned {
+            activeobjects_atomic_store(owner, 0)
+            lock.unlock()
+        }
+    }
+
+    /// True while a raw `BEGIN` keeps the writer on the holding thread.
+    var isPinned: Bool { pinned }
+}

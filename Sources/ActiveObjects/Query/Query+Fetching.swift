@@ -1,0 +1,173 @@
+extension Query {
+    /// Every matching object, in order. The fetch and the relations it eager-loads
+    /// (`including`) read one snapshot.
+    /// - Throws: ``ActiveObjectError/unknownColumn(table:column:)`` and the other errors of
+    ///   building the query (before any SQL runs); ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)``
+    ///   for a row that does not fit the model; ``DatabaseError`` from SQLite.
+    public func all() throws -> [Model] {
+        let compiled = try compile()
+        return try compiled.database.withReadScope { connection in
+            let objects = try fetch(compiled, on: connection)
+            try preload(objects)
+            return objects
+        }
+    }
+
+    /// Runs the compiled SELECT on `connection` and loads every row.
+    func fetch(_ compiled: Compiled, on connection: Connection) throws -> [Model] {
+        try connection.withStatement(compiled.selectSQL, compiled.tailArguments) { statement in
+            let loader = ObjectLoader(canonicalFor: compiled.schema, context: compiled.context)
+            var objects: [Model] = []
+            while try statement.step() {
+                objects.append(unsafeDowncast(try loader.load(from: statement), to: Model.self))
+            }
+            return objects
+        }
+    }
+
+    /// The first matching object, or nil. Without an `order(by:)`, the one with the smallest
+    /// primary key (like `findFirst(where:)`).
+    /// - Throws: as ``all()``.
+    public func first() throws -> Model? {
+        try orderedByKeyIfUnordered.limit(1).all().first
+    }
+
+    /// The number of matching rows (respecting `limit` and `offset`).
+    /// - Throws: as ``all()``.
+    public func count() throws -> Int {
+        let compiled = try compile()
+        let table = compiled.schema.quotedTable
+        let sql = compiled.limitClause.isEmpty
+            ? "SELECT count(*) FROM \(table)\(compiled.whereClause)"
+            : "SELECT count(*) FROM (SELECT 1 FROM \(table)\(compiled.tail))"
+        return try compiled.database.withReader { connection in
+            guard case .integer(let count)? = try connection.scalarValue(sql, compiled.tailArguments) else { return 0 }
+            return Int(count)
+        }
+    }
+
+    /// Whether any row matches.
+    /// - Throws: as ``all()``.
+    public func exists() throws -> Bool {
+        let compiled = try compile()
+        let sql = "SELECT EXISTS (SELECT 1 FROM \(compiled.schema.quotedTable)\(compiled.tail))"
+        return try compiled.database.withReader { connection in
+            try connection.scalarValue(sql, compiled.tailArguments) == .integer(1)
+        }
+    }
+
+    /// Deletes the matching rows (without running `willDelete`/`didDelete`) and returns how
+    /// many were deleted. Runs on the writer.
+    /// - Throws: as ``all()``; ``ActiveObjectError/misuse(_:)`` inside `db.read`.
+    @discardableResult
+    public func delete() throws -> Int {
+        let compiled = try compile()
+        let table = compiled.schema.quotedTable
+        let sql: String
+        if compiled.limitClause.isEmpty && compiled.orderClause.isEmpty {
+            sql = "DELETE FROM \(table)\(compiled.whereClause)"
+        } else {
+            let key = compiled.schema.quotedPrimaryKey
+            sql = "DELETE FROM \(table) WHERE \(key) IN (SELECT \(key) FROM \(table)\(compiled.tail))"
+        }
+        return try compiled.database.withWriter { connection in
+            try connection.execute(sql, compiled.tailArguments)
+            return connection.lastChanges
+        }
+    }
+
+    /// One page of results, 1-based: `page(3, size: 20)` is rows 41…60 of the query's filters
+    /// and ordering (primary-key order when it has none); it replaces any `limit` and `offset`.
+    /// - Throws: ``ActiveObjectError/invalidArgument(_:)`` for a page below 1, a size below 1,
+    ///   or a page beyond `Int`'s range; otherwise as ``all()``.
+    public func page(_ number: Int, size: Int) throws -> [Model] {
+        try pageQuery(number, size: size).all()
+    }
+
+    /// The query of one page (see ``page(_:size:)``).
+    func pageQuery(_ number: Int, size: Int) throws -> Query {
+        guard number >= 1 else { throw ActiveObjectError.invalidArgument("page numbers start at 1, got \(number)") }
+        guard size >= 1 else { throw ActiveObjectError.invalidArgument("page size must be at least 1, got \(size)") }
+        let (skip, overflow) = (number - 1).multipliedReportingOverflow(by: size)
+        guard !overflow else { throw ActiveObjectError.invalidArgument("page \(number) of size \(size) is out of range") }
+        return orderedByKeyIfUnordered.limit(size).offset(skip)
+    }
+
+    /// The values of one column for the matching rows, typed: `try q.pluck(\.$name)` is
+    /// `[String]`; `q.pluck(\.$id)` gives the keys.
+    /// - Throws: as ``all()``.
+    public func pluck<V: ColumnValue>(_ column: KeyPath<Model, ColumnReference<V>>) throws -> [V] {
+        let compiled = try compile()
+        let schema = compiled.schema
+        let slot = try schema.slot(for: column)
+        let name = schema.columnName(slot: slot)
+        let sql = "SELECT \(schema.quotedColumn(slot: slot)), \(schema.quotedPrimaryKey) FROM \(schema.quotedTable)\(compiled.tail)"
+        return try compiled.database.withReader { connection in
+            try connection.withStatement(sql, compiled.tailArguments) { statement in
+                var values: [V] = []
+                while try statement.step() {
+                    let value = statement.value(at: 0)
+                    guard let typed = V.fromDatabaseValue(value, in: compiled.context) else {
+                        throw ActiveObjectError.typeMismatch(
+                            table: schema.tableName, column: name,
+                            rowID: statement.int64IfInteger(at: 1),
+                            expected: String(describing: V.self), found: value.description)
+                    }
+                    values.append(typed)
+                }
+                return values
+            }
+        }
+    }
+
+    /// How many objects `each` and cursors gather before eager-loading their relations
+    /// (only when the query has `including(_:)`): one extra query per relation per batch.
+    static var preloadBatchSize: Int { 256 }
+
+    /// Calls `body` with each matching object, one row in memory at a time (with
+    /// `including(_:)`, a batch of ``preloadBatchSize`` rows, so that relations still load in
+    /// one query per batch).
+    ///
+    /// The rows come from one read snapshot (a reader connection held for the walk); `body`
+    /// may use the database freely: its writes go to the writer, its reads start fresh
+    /// snapshots that see those writes. If `body` throws, the iteration stops, the statement
+    /// is reset, and the error is rethrown.
+    /// - Throws: what `body` throws; otherwise as ``all()``.
+    public func each(_ body: (Model) throws -> Void) throws {
+        let compiled = try compile()
+        try compiled.database.withReader { connection in
+            try connection.withStatement(compiled.selectSQL, compiled.tailArguments) { statement in
+                let loader = ObjectLoader(canonicalFor: compiled.schema, context: compiled.context)
+                guard !preloaders.isEmpty else {
+                    while try statement.step() {
+                        try body(unsafeDowncast(try loader.load(from: statement), to: Model.self))
+                    }
+                    return
+                }
+                var batch: [Model] = []
+                var more = true
+                while more {
+                    batch.removeAll(keepingCapacity: true)
+                    while batch.count < Self.preloadBatchSize, try statement.step() {
+                        batch.append(unsafeDowncast(try loader.load(from: statement), to: Model.self))
+                    }
+                    more = batch.count == Self.preloadBatchSize
+                    // The relations come from the same snapshot as the rows.
+                    try compiled.database.scoped(connection) { try preload(batch) }
+                    for object in batch { try body(object) }
+                }
+            }
+        }
+    }
+
+    /// A cursor that pulls matching objects one at a time:
+    /// `while let person = try cursor.next() { … }`. See ``Cursor``.
+    /// - Throws: as ``all()``; ``DatabaseError`` `busy` when no reader became free in time.
+    public func cursor() throws -> Cursor<Model> {
+        let compiled = try compile()
+        let preload: (([Model]) throws -> Void)? = preloaders.isEmpty ? nil : { try self.preload($0) }
+        return try Cursor(sql: compiled.selectSQL, arguments: compiled.tailArguments,
+                          schema: compiled.schema, database: compiled.database, context: compiled.context,
+                          preload: preload, batchSize: Self.preloadBatchSize)
+    }
+}
