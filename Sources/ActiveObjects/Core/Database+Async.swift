@@ -74,6 +74,7 @@ extension Database {
     /// let everyone = try await db.read { try Person.findAll() }
     /// ```
     /// - Throws: as ``read(_:)``.
+    @discardableResult
     public func read<T>(_ body: sending @escaping () throws -> T) async throws -> sending T {
         try await perform(.reading) { try self.read(body) }
     }
@@ -85,6 +86,7 @@ extension Database {
     /// try await db.transaction { try Person.delete(where: ["active": false]) }
     /// ```
     /// - Throws: as ``transaction(_:)``.
+    @discardableResult
     public func transaction<T>(_ body: sending @escaping () throws -> T) async throws -> sending T {
         try await perform(.writing) { try self.transaction(body) }
     }

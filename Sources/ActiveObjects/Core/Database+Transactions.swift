@@ -26,6 +26,7 @@ extension Database {
     ///
     /// - Throws: what `body` throws; ``DatabaseError`` when BEGIN or COMMIT fails (busy, a
     ///   deferred constraint…); ``ActiveObjectError/misuse(_:)`` inside ``read(_:)``.
+    @discardableResult
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try withWriter { connection in
             // A raw BEGIN of this thread may already be open: nest inside it.
@@ -87,6 +88,7 @@ extension Database {
     ///
     /// - Throws: what `body` throws; ``ActiveObjectError/misuse(_:)`` for a write inside;
     ///   ``DatabaseError`` `busy` when no reader became free within the busy timeout.
+    @discardableResult
     public func read<T>(_ body: () throws -> T) throws -> T {
         let context = ThreadContext.current
         if let scope = context.readScope(for: identity), scope.forbidsWrites { return try body() }

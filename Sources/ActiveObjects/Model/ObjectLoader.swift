@@ -111,4 +111,33 @@ struct ObjectLoader {
         object.persistedRowID = rowID
         object.recordState = rowID == nil ? .keyless : .persisted
     }
+
+    /// Stores a row read elsewhere (in the canonical layout: the key, then the columns in
+    /// slot order) into `object`, as ``fill(_:from:isNew:)`` does from a statement. Used by
+    /// async `reload()`, which reads on a background thread and fills on the caller's.
+    /// - Throws: ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)``.
+    func fill(_ object: ActiveObject, row: [DatabaseValue]) throws {
+        let rowID: Int64?
+        switch row.first ?? .null {
+        case .integer(let id): rowID = id
+        case .null: rowID = nil
+        case let other:
+            throw ActiveObjectError.typeMismatch(table: schema.tableName, column: schema.primaryKey, rowID: nil,
+                                                 expected: "Int64", found: other.description)
+        }
+        try object.withUnsafeObjectPointer { base in
+            for (slot, accessor) in schema.accessors.enumerated() {
+                let value = slot + 1 < row.count ? row[slot + 1] : .null
+                guard accessor.load(value, into: base, context: context) else {
+                    throw ActiveObjectError.typeMismatch(
+                        table: schema.tableName, column: schema.columns[slot].name, rowID: rowID,
+                        expected: accessor.valueTypeName, found: value.description)
+                }
+                accessor.setState(.clean, in: base)
+            }
+        }
+        object.id = rowID
+        object.persistedRowID = rowID
+        object.recordState = rowID == nil ? .keyless : .persisted
+    }
 }
