@@ -308,10 +308,10 @@ struct EnvironmentFaultTests {
         _ = FileManager.default.createFile(atPath: release, contents: Data())
         _ = await child
 
-        try note.save()
+        try await note.save()
         #expect(note.id != nil && !note.hasChanges)
-        #expect(try RelEnvNote.count(where: ["title": "from the child"]) == 1)
-        #expect(try RelEnvNote.count(where: ["title": "parent"]) == 1)
+        #expect(try await RelEnvNote.count(where: ["title": "from the child"]) == 1)
+        #expect(try await RelEnvNote.count(where: ["title": "parent"]) == 1)
         print("RELIABILITY environment lock: another process held BEGIN EXCLUSIVE, save busy after 300 ms, retry saved")
     }
 

@@ -115,6 +115,11 @@ final class Connection {
                 _ = try scalarValue("PRAGMA journal_mode = \(options.journalMode.rawValue)")
             }
             if case .text(let mode)? = try scalarValue("PRAGMA journal_mode") { journalMode = mode.lowercased() }
+            if journalMode == "wal" {
+                // A WAL that grew while long readers held back checkpoints is trimmed back to
+                // this size when it is next reset (https://www.sqlite.org/pragma.html#pragma_journal_size_limit).
+                _ = try scalarValue("PRAGMA journal_size_limit = \(Database.walSizeLimit)")
+            }
         case .reader:
             // A write on a reader is SQLite's readOnly error, never a silent success.
             try execute("PRAGMA query_only = 1")

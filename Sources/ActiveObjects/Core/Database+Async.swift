@@ -12,7 +12,7 @@ extension Database {
     /// done). The result is `sending`: objects created by `work` become the caller's.
     func perform<T>(_ lane: Lane, _ work: sending @escaping () throws -> T) async throws -> sending T {
         try Task.checkCancellation()
-        let job = BackgroundJob(work)
+        let job = BackgroundJob(database: self, work)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
                 job.continuation = continuation
@@ -102,8 +102,12 @@ final class BackgroundJob<T>: @unchecked Sendable {
     private var work: (() throws -> T)?
     var continuation: CheckedContinuation<T, Error>?
     private var cancelled = false
+    private let database: Database
 
-    init(_ work: sending @escaping () throws -> T) { self.work = work }
+    init(database: Database, _ work: sending @escaping () throws -> T) {
+        self.database = database
+        self.work = work
+    }
 
     /// Marks the job cancelled: if it has not started, it will not run.
     func cancel() {
@@ -131,8 +135,8 @@ final class BackgroundJob<T>: @unchecked Sendable {
             return
         }
         let context = ThreadContext.current
-        context.isRunningAsyncJob = true
-        defer { context.isRunningAsyncJob = false }
+        context.jobDatabase = database
+        defer { context.jobDatabase = nil }
         do {
             continuation.resume(returning: try work())
         } catch {

@@ -68,8 +68,8 @@ public final class Database: @unchecked Sendable {
         } else {
             readers = nil
         }
-        writerLane = WorkerLane(name: "ActiveObjects writer", maximumThreads: 1)
-        readerLane = WorkerLane(name: "ActiveObjects reader", maximumThreads: max(1, options.maximumReaderCount))
+        writerLane = WorkerLane(name: "AO writer", maximumThreads: 1)
+        readerLane = WorkerLane(name: "AO reader", maximumThreads: max(1, options.maximumReaderCount))
     }
 
     /// Opens a new, private in-memory database.
@@ -104,6 +104,10 @@ public final class Database: @unchecked Sendable {
     /// Whether reads run on reader connections beside the writer (a file in WAL mode with
     /// ``Options/maximumReaderCount`` above 0).
     public var usesReaderConnections: Bool { readers != nil }
+
+    /// The size, in bytes, a WAL file is trimmed back to once no reader needs its old content
+    /// (SQLite's `journal_size_limit`): 4 MiB.
+    public static let walSizeLimit = 4 * 1024 * 1024
 
     /// This database's identity in thread contexts.
     var identity: ObjectIdentifier { ObjectIdentifier(self) }

@@ -20,8 +20,11 @@ final class ThreadContext {
         let forbidsWrites: Bool
     }
 
-    /// True while this thread runs the SQLite work of an async call (a ``WorkerLane`` job).
-    var isRunningAsyncJob = false
+    /// While this thread runs the SQLite work of an async call (a ``WorkerLane`` job): the
+    /// database the call runs on.
+    var jobDatabase: Database?
+    /// True while this thread runs the SQLite work of an async call.
+    var isRunningAsyncJob: Bool { jobDatabase != nil }
     /// Open read scopes, innermost last.
     private(set) var readScopes: [ReadScope] = []
     /// Rows changed by this thread's last write, per database.

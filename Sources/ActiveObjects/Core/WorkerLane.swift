@@ -38,9 +38,12 @@ final class WorkerLane: @unchecked Sendable {
             condition.signal()
         } else if threadCount < maximumThreads {
             threadCount += 1
-            let thread = Thread { [self] in work() }
-            thread.name = name
-            thread.start()
+            // Named from inside: on Linux a name set before `start()` does not stick, and
+            // names over 15 bytes are refused.
+            Thread { [self] in
+                Thread.current.name = name
+                work()
+            }.start()
         }
         condition.unlock()
         return true

@@ -3,7 +3,7 @@ extension ActiveObject {
     func schemaAndDatabase() throws -> (ModelSchema, Database) {
         let type = Swift.type(of: self)
         let schema = try ModelSchema.of(type)
-        guard let database = type.database else {
+        guard let database = type.resolvedDatabase else {
             throw ActiveObjectError.noDatabase(model: schema.modelName)
         }
         return (schema, database)
@@ -81,7 +81,7 @@ extension ActiveObject {
     public var changedColumns: [String] {
         guard let schema = try? ModelSchema.of(Swift.type(of: self)) else { return [] }
         // Without a database, compare in the model's (or the default) date format.
-        let context = Swift.type(of: self).database.map { schema.context(in: $0) }
+        let context = Swift.type(of: self).resolvedDatabase.map { schema.context(in: $0) }
             ?? ValueContext(dateStrategy: schema.dateStrategy ?? .iso8601Text)
         guard let values = try? encodedValues(schema: schema, context: context) else {
             return schema.columns.map(\.name)

@@ -4,7 +4,7 @@ extension ActiveRecord where Self: ActiveObject {
     /// cannot add), rebuilds the table preserving its rows. See ``migrate(in:rebuildingTable:)``.
     public static func migrate(rebuildingTable: Bool) throws {
         let schema = try ModelSchema.of(self)
-        guard let database = self.database else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
+        guard let database = self.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
         try migrate(in: database, rebuildingTable: rebuildingTable)
     }
 

@@ -12,7 +12,7 @@ extension ActiveRecord where Self: ActiveObject {
     /// ```
     public static func createTable() throws {
         let schema = try ModelSchema.of(self)
-        guard let database = self.database else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
+        guard let database = self.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
         try createTable(in: database)
     }
 

@@ -67,6 +67,11 @@ open class ActiveObject: CustomStringConvertible, Identifiable {
     /// Set it to map tables another library wrote (`.unixSeconds`, `.compactText`).
     open class var dateStrategy: DateStrategy? { nil }
 
+    /// The class's ``database``. Inside the SQLite work of an async call (which runs on the
+    /// library's own threads), a class whose `database` gives nil there — typically one read
+    /// from a `@TaskLocal`, which those threads cannot see — uses the database the call runs on.
+    static var resolvedDatabase: Database? { database ?? ThreadContext.current.jobDatabase }
+
     /// The database models use unless they override ``database``; nil until you set it
     /// (models then throw ``ActiveObjectError/noDatabase(model:)``).
     public static var defaultDatabase: Database? {

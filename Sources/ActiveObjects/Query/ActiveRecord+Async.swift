@@ -5,7 +5,7 @@
 extension ActiveRecord where Self: ActiveObject {
     /// The model's database, or ``ActiveObjectError/noDatabase(model:)``.
     static func requireDatabase() throws -> Database {
-        guard let database = self.database else { throw ActiveObjectError.noDatabase(model: String(describing: self)) }
+        guard let database = self.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: String(describing: self)) }
         return database
     }
 

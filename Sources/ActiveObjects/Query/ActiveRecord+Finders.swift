@@ -43,7 +43,7 @@ extension ActiveRecord where Self: ActiveObject {
     ///   ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)``, ``DatabaseError``.
     public static func find(id: Int64) throws -> Self? {
         let schema = try ModelSchema.of(self)
-        guard let database = self.database else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
+        guard let database = self.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
         let context = schema.context(in: database)
         return try database.withReader { connection in
             try connection.withStatement(schema.findByIDSQL, [.integer(id)]) { statement in
@@ -123,7 +123,7 @@ extension ActiveRecord where Self: ActiveObject {
     ///   ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)``, ``DatabaseError``.
     public static func fetch(sql: String, _ arguments: [any ColumnValue] = []) throws -> [Self] {
         let schema = try ModelSchema.of(self)
-        guard let database = self.database else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
+        guard let database = self.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
         let context = schema.context(in: database)
         let values = try arguments.enumerated().map { index, value in
             do { return try value.databaseValue(in: context) } catch {

@@ -5,7 +5,7 @@
 extension Query {
     /// The database the query runs on, for choosing its thread.
     private func database() throws -> Database {
-        guard let database = Model.database else {
+        guard let database = Model.resolvedDatabase else {
             throw ActiveObjectError.noDatabase(model: String(describing: Model.self))
         }
         return database

@@ -128,7 +128,7 @@ public struct Query<Model: ActiveObject>: Sendable {
     ///   ``ActiveObjectError/noDatabase(model:)``, ``ActiveObjectError/invalidModel(model:reason:)``.
     func compile() throws -> Compiled {
         let schema = try ModelSchema.of(Model.self)
-        guard let database = Model.database else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
+        guard let database = Model.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
         let context = schema.context(in: database)
         var renderer = PredicateRenderer(schema: schema, context: context)
         let conditions = try filters.map { try renderer.render($0) }

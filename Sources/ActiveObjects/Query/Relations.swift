@@ -205,7 +205,7 @@ public struct HasMany<Child: ActiveObject> {
     public func add(_ child: Child) throws {
         let (key, schema) = try key()
         let parentType = Swift.type(of: parent)
-        guard let database = parentType.database else { throw ActiveObjectError.noDatabase(model: "\(parentType)") }
+        guard let database = parentType.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: "\(parentType)") }
         let parentState = (id: parent.id, state: parent.recordState, rowID: parent.persistedRowID)
         let childState = (id: child.id, state: child.recordState, rowID: child.persistedRowID,
                           key: try child.integerValue(atSlot: key.foreignKeySlot, schema: schema))
