@@ -1,39 +1,68 @@
 import ActiveObjects
 
 extension ClassPlan {
-    /// Plans one `@Column` per column (the primary key is `ActiveObject.id`), and the notes
-    /// for what `@Column` cannot express. `models` are all the classes being generated, for
-    /// foreign keys.
+    /// Plans one `@Column` per column (a rowid alias is `ActiveObject.id` instead), and the
+    /// notes for what `@Column` cannot express. `models` are all the classes being generated,
+    /// for foreign keys.
     mutating func plan(table: TableInfo, naming: NamingConvention, models: [ClassPlan]) {
         let keysByColumn = Dictionary(
             table.foreignKeys.filter { $0.columns.count == 1 }.map { ($0.columns[0].lowercased(), $0) },
             uniquingKeysWith: { first, _ in first })
         for key in table.foreignKeys where key.columns.count > 1 {
             notes.append("composite foreign key (\(key.columns.joined(separator: ", "))) references "
-                         + "\(key.parentTable)(\(key.parentColumns.map { $0 ?? "?" }.joined(separator: ", "))): no relation generated")
+                         + "\(key.parentTable)(\(key.parentColumns.map { $0 ?? "?" }.joined(separator: ", "))): "
+                         + "no relation generated (a relation needs a single-column key)")
         }
-        if let key = keysByColumn[primaryKey.lowercased()] {
-            notes.append("the primary key \(primaryKey) references \(key.parentTable): no relation generated")
+        var rowidAlias: String?
+        if case .rowidAlias(let column) = key {
+            rowidAlias = column
+            if let foreignKey = keysByColumn[column.lowercased()] {
+                notes.append("the primary key \(column) references \(foreignKey.parentTable): no relation generated")
+            }
         }
+        switch key {
+        case .rowid: about.append("The table has no primary key: `id` is its rowid.")
+        case .composite where withoutRowID, .natural where withoutRowID:
+            about.append("A WITHOUT ROWID table: `id` is always nil; `find(key:)` finds a row.")
+        default: break
+        }
+        let keyColumns = Set(key.declaredColumns)
+        let compositeForeignKeyColumns = Set(table.foreignKeys.filter { $0.columns.count > 1 }.flatMap(\.columns))
 
-        for (position, column) in table.columns.enumerated() where column.name != primaryKey {
-            let key = keysByColumn[column.name.lowercased()]
-            let isKey = key != nil && TypeMapping.canHoldKey(declared: column.declaredType)
-            var property = makeProperty(column, position: position, naming: naming, isKey: isKey)
-            if let key {
-                applyForeignKey(key, column: column, to: &property, models: models)
+        for (position, column) in table.columns.enumerated() where column.name != rowidAlias {
+            let foreignKey = keysByColumn[column.name.lowercased()]
+            let isKey = keyColumns.contains(column.name)
+            let holdsKey = isKey || foreignKey != nil || compositeForeignKeyColumns.contains(column.name)
+            var property = makeProperty(column, position: position, naming: naming, isKey: holdsKey)
+            if isKey {
+                property.isKey = true
+                if property.isOptional {
+                    // SQLite lets NULL into a key column without NOT NULL (a legacy quirk of
+                    // rowid tables); a key identifies a row, so the model requires one.
+                    property.isOptional = false
+                    if property.initialValue == "nil" { property.initialValue = property.type.zeroValue }
+                }
+            }
+            if let foreignKey {
+                applyForeignKey(foreignKey, column: column, to: &property, models: models)
             }
             applyIndexes(table.indexes, to: &property)
             properties.append(property)
         }
 
+        let primaryKeyColumns = Set(table.columns.filter { $0.primaryKeyPosition > 0 }.map { $0.name.lowercased() })
         for index in table.indexes where index.origin != "pk" {
             let columns = index.columns
+            if index.unique, !index.partial, Set(columns.map { $0?.lowercased() ?? "" }) == primaryKeyColumns {
+                continue  // repeats the primary key
+            }
             if columns.count == 1, let single = columns[0], !index.partial,
-               table.columns.contains(where: { $0.name.lowercased() == single.lowercased() && $0.name != primaryKey }) {
+               table.columns.contains(where: { $0.name.lowercased() == single.lowercased() && $0.name != rowidAlias }) {
                 continue  // expressed as `unique:` / `indexed:`
             }
-            if columns.count == 1, columns[0]?.lowercased() == primaryKey.lowercased(), !index.partial { continue }
+            if columns.count == 1, let alias = rowidAlias, columns[0]?.lowercased() == alias.lowercased(), !index.partial {
+                continue  // `indexed:` has no meaning for `id`
+            }
             notes.append(Self.describe(index, table: table.name))
         }
     }
@@ -82,23 +111,49 @@ extension ClassPlan {
             explicitColumnName: naming.columnNaming.columnName(for: name) != column.name, notes: notes)
     }
 
-    /// Makes the property an `Int64` foreign key with `references:`, when the parent has a model.
+    /// Makes the property a foreign key with `references:`, typed like the key it points at,
+    /// when the parent has a model and the key is the parent's single-column primary key.
     private func applyForeignKey(_ key: TableInfo.ForeignKeyInfo, column: TableInfo.ColumnInfo,
                                  to property: inout PropertyPlan, models: [ClassPlan]) {
-        let target = "\(key.parentTable)(\(key.parentColumns[0] ?? "primary key"))"
-        guard TypeMapping.canHoldKey(declared: column.declaredType) else {
-            property.notes.append("references \(target), but is not an integer column: no relation generated")
-            return
-        }
+        let target = key.parentTable + (key.parentColumns[0].map { "(\($0))" } ?? "")
         let parent = models.first(where: { $0.table == key.parentTable })
             ?? models.first(where: { $0.table.lowercased() == key.parentTable.lowercased() })
         guard let parent else {
             property.notes.append("references \(target), which has no generated model: no relation generated")
             return
         }
-        if let parentColumn = key.parentColumns[0], parentColumn.lowercased() != parent.primaryKey.lowercased() {
+        let parentKey: String
+        switch parent.key {
+        case .rowidAlias(let column), .natural(let column):
+            parentKey = column
+        case .composite(let columns):
+            let referenced = key.parentColumns[0]
+            if let referenced, !columns.contains(where: { $0.lowercased() == referenced.lowercased() }) {
+                property.notes.append("references \(target), which is not its primary key: no relation generated")
+            } else {
+                property.notes.append("references \(target), part of its composite primary key (\(columns.joined(separator: ", "))): "
+                                      + "no relation generated (a relation needs a single-column key)")
+            }
+            return
+        case .rowid:
+            property.notes.append("references \(key.parentTable), which has no primary key: no relation generated")
+            return
+        }
+        if let parentColumn = key.parentColumns[0], parentColumn.lowercased() != parentKey.lowercased() {
             property.notes.append("references \(target), which is not its primary key: no relation generated")
             return
+        }
+        guard let keyType = parent.keyType else { return }
+        if property.type != keyType {
+            // The key's type, so that the relation compares like with like.
+            let declared = column.declaredType.isEmpty ? "no declared type" : "declared \(column.declaredType)"
+            property.notes.removeAll { $0.hasPrefix("no declared type") || $0.hasPrefix("declared type ") || $0.hasPrefix("SQL default ") }
+            property.notes.append("\(declared): typed \(keyType.rawValue) like \(key.parentTable)(\(parentKey)), the key it references")
+            property.type = keyType
+            property.initialValue = property.isOptional ? "nil" : keyType.zeroValue
+            if let sql = column.defaultSQL, let literal = SQLDefault(sql: sql).swiftLiteral(for: keyType) {
+                property.initialValue = literal
+            }
         }
         property.references = parent.className
         property.onDelete = Self.action(key.onDelete)
@@ -112,7 +167,8 @@ extension ClassPlan {
         let own = indexes.filter {
             $0.origin != "pk" && !$0.partial && $0.columns.count == 1 && $0.columns[0]?.lowercased() == property.column.lowercased()
         }
-        property.unique = own.contains(where: \.unique)
+        // A single key column is unique already.
+        property.unique = own.contains(where: \.unique) && !(property.isKey && key.declaredColumns.count == 1)
         // A foreign key is indexed by `references:` already.
         property.indexed = !property.unique && property.references == nil && !own.isEmpty
     }

@@ -8,7 +8,7 @@ import ActiveObjects
 /// options.naming = .snake
 /// let output = try Generator.generate(schemaAt: "people.sqlite", options: options)
 /// print(output.source)               // import ActiveObjects … final class Person: ActiveObject { … }
-/// output.warnings                    // ["skipping table tags: composite primary key (a, b)"]
+/// output.warnings                    // ["skipping view totals: a view (…)"]
 /// ```
 public enum Generator {
     /// What to generate.
@@ -26,7 +26,7 @@ public enum Generator {
     public struct Output: Sendable, Equatable {
         /// The Swift file: a header, the imports, one class per table.
         public var source: String
-        /// One line per skipped table, with the reason.
+        /// One line per table or view without a model (views, virtual tables), with the reason.
         public var warnings: [String]
     }
 
@@ -36,17 +36,21 @@ public enum Generator {
     /// - Throws: ``GeneratorError`` — missing file, not a database, a failing statement of the
     ///   script (with its line), no tables, an unknown `--table`.
     public static func generate(schemaAt path: String, options: Options = Options()) throws -> Output {
-        let db = try SchemaSource.open(path)
-        defer { try? db.close() }
-        return try generate(database: db, sourceName: SchemaSource.fileName(path), options: options)
+        let opened = try SchemaSource.open(path)
+        defer { try? opened.database.close() }
+        let tables = try SchemaReader.tables(in: opened.database, adding: opened.virtualTables)
+        return try generate(tables: tables, sourceName: SchemaSource.fileName(path), options: options)
     }
 
     /// Generates models for the tables of an open database; `sourceName` is what the header names.
     /// - Throws: ``GeneratorError``, or ``DatabaseError`` when the schema cannot be read.
     public static func generate(database: Database, sourceName: String, options: Options = Options()) throws -> Output {
-        let tables = try SchemaReader.tables(in: database)
+        try generate(tables: try SchemaReader.tables(in: database), sourceName: sourceName, options: options)
+    }
+
+    private static func generate(tables: [TableInfo], sourceName: String, options: Options) throws -> Output {
         let plan = try ModelPlan(tables: tables, selected: options.tables, naming: options.naming, sourceName: sourceName)
         return Output(source: SwiftWriter.source(for: plan),
-                      warnings: plan.skipped.map { "skipping table \($0.table): \($0.reason)" })
+                      warnings: plan.skipped.map { "skipping \($0.kind) \($0.name): \($0.reason)" })
     }
 }

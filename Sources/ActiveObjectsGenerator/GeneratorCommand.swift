@@ -22,7 +22,8 @@ public enum GeneratorCommand {
                                    upper-snake  firstName <-> FIRST_NAME (override columnNaming)
           --help, -h             Show this help.
 
-        Tables without an INTEGER PRIMARY KEY are skipped, with the reason on standard error.
+        Every table gets a model, whatever its key (INTEGER, TEXT, UUID, composite, none,
+        WITHOUT ROWID). Views and virtual tables are skipped, with the reason on standard error.
         Exit status: 0 on success, 1 on an error, 2 on a usage error.
 
         EXAMPLE:

@@ -32,21 +32,29 @@ struct ModelPlan: Equatable {
     var sourceName: String
     var command: String
     var classes: [ClassPlan]
-    var skipped: [(table: String, reason: String)]
+    /// Tables and views without a model, with the reason.
+    var skipped: [Skipped]
 
-    static func == (lhs: ModelPlan, rhs: ModelPlan) -> Bool {
-        lhs.sourceName == rhs.sourceName && lhs.command == rhs.command && lhs.classes == rhs.classes
-            && lhs.skipped.elementsEqual(rhs.skipped, by: { $0 == $1 })
+    struct Skipped: Equatable {
+        /// `table`, `view`, `virtual table`…: what the warning calls it.
+        var kind: String
+        var name: String
+        var reason: String
     }
 }
 
 struct ClassPlan: Equatable {
     var table: String
     var className: String
-    var primaryKey: String
+    var key: TableKey
+    var withoutRowID: Bool
+    /// The Swift type of the key that a single-column foreign key to this table holds
+    /// (`Int64` for a rowid alias); nil when no relation can point at it (composite key, rowid).
+    var keyType: SwiftType?
     var tableNameOverride: String?
-    var primaryKeyOverride: String?
     var columnNamingOverride: String?
+    /// Lines of the class's doc comment after its first line.
+    var about: [String] = []
     /// Facts about the table that the properties do not express (composite indexes…).
     var notes: [String] = []
     var properties: [PropertyPlan] = []
@@ -55,6 +63,17 @@ struct ClassPlan: Equatable {
     /// Every member name taken in the class, including those of `ActiveObject`.
     var takenNames: Set<String> {
         SwiftNames.activeObjectMembers.union(properties.map(\.name)).union(relations.map(\.name))
+    }
+
+    /// The `primaryKey` override: the key column when it is not `id`, always for a declared
+    /// key column (so that no reader wonders whether `id` is the rowid), `rowid` for none.
+    var primaryKeyOverride: String? {
+        switch key {
+        case .rowidAlias(let column): return column == "id" ? nil : column
+        case .natural(let column): return column
+        case .rowid: return "rowid"
+        case .composite: return nil
+        }
     }
 }
 
@@ -69,6 +88,8 @@ struct PropertyPlan: Equatable {
     var explicitColumnName: Bool
     var unique = false
     var indexed = false
+    /// Whether the column is (part of) the primary key.
+    var isKey = false
     /// The parent class of a foreign key, and the `onDelete:` action (nil for NO ACTION).
     var references: String?
     var onDelete: String?
@@ -76,12 +97,16 @@ struct PropertyPlan: Equatable {
 }
 
 struct RelationPlan: Equatable {
-    enum Kind: String { case belongsTo, hasMany }
+    enum Kind: String { case belongsTo, hasOne, hasMany, hasManyThrough }
     var name: String
     var kind: Kind
     var relatedClass: String
-    /// The foreign-key property (of this class for belongsTo, of the related one for hasMany).
+    /// The foreign-key property (of this class for belongsTo, of the related one for hasOne and
+    /// hasMany, of the join class for hasManyThrough: the one pointing at this class).
     var keyProperty: String
+    /// For hasManyThrough: the join class and its property pointing at the related class.
+    var joinClass: String? = nil
+    var targetKeyProperty: String? = nil
 }
 
 extension ModelPlan {
@@ -109,21 +134,21 @@ extension ModelPlan {
         classes = []
         var usedClassNames = Set<String>()
         for table in chosen {
-            switch table.integerPrimaryKey {
+            switch table.key {
             case .failure(let reason):
-                skipped.append((table.name, reason.description))
-            case .success(let primaryKey):
+                skipped.append(Skipped(kind: Self.kindName(table.kind), name: table.name, reason: reason.description))
+            case .success(let key):
                 let className = Self.className(for: table.name, taken: usedClassNames)
                 usedClassNames.insert(className)
                 classes.append(ClassPlan(
-                    table: table.name, className: className, primaryKey: primaryKey,
+                    table: table.name, className: className, key: key, withoutRowID: table.withoutRowID,
+                    keyType: Self.keyType(of: table, key: key),
                     tableNameOverride: ColumnNaming.snakeCase.columnName(for: className) == table.name ? nil : table.name,
-                    primaryKeyOverride: primaryKey == "id" ? nil : primaryKey,
                     columnNamingOverride: naming.swiftOverride))
             }
         }
         guard !classes.isEmpty else {
-            let reasons = skipped.map { "\($0.table) (\($0.reason))" }.joined(separator: ", ")
+            let reasons = skipped.map { "\($0.name) (\($0.reason))" }.joined(separator: ", ")
             throw GeneratorError.noTables("every table was skipped: \(reasons)")
         }
 
@@ -132,6 +157,27 @@ extension ModelPlan {
             classes[index].plan(table: tablesByName[classes[index].table]!, naming: naming, models: classes)
         }
         addRelations()
+        addManyToManyRelations()
+    }
+
+    /// What the warnings call a table of this kind.
+    private static func kindName(_ kind: String) -> String {
+        switch kind {
+        case "view": return "view"
+        case "virtual": return "virtual table"
+        default: return "table"
+        }
+    }
+
+    /// The Swift type of the key a single-column foreign key to this table holds.
+    private static func keyType(of table: TableInfo, key: TableKey) -> SwiftType? {
+        switch key {
+        case .rowidAlias: return .int64
+        case .natural(let name):
+            guard let column = table.columns.first(where: { $0.name == name }) else { return nil }
+            return TypeMapping.swiftType(declared: column.declaredType, isKey: true).type
+        case .composite, .rowid: return nil
+        }
     }
 
     /// `people` → `Person`; a reserved or taken name gets a suffix.
@@ -147,37 +193,5 @@ extension ModelPlan {
         var counter = 2
         while taken.contains(name + String(counter)) { counter += 1 }
         return name + String(counter)
-    }
-
-    /// `var group: BelongsTo<Group>` on children and `var people: HasMany<Person>` on parents.
-    private mutating func addRelations() {
-        for childIndex in classes.indices {
-            let child = classes[childIndex]
-            for property in child.properties {
-                guard let parentName = property.references,
-                      let parentIndex = classes.firstIndex(where: { $0.className == parentName }) else { continue }
-                // belongsTo: `groupId` → `group`; else the parent's name.
-                var base = SwiftNames.lowerCamel(parentName) ?? "parent"
-                for suffix in ["Id", "ID"] where property.name.hasSuffix(suffix) && property.name.count > suffix.count {
-                    base = String(property.name.dropLast(suffix.count))
-                }
-                if SwiftNames.unusableNames.contains(base) { base += "Record" }
-                let belongsName = Self.unique(base, taken: classes[childIndex].takenNames)
-                classes[childIndex].relations.append(
-                    RelationPlan(name: belongsName, kind: .belongsTo, relatedClass: parentName, keyProperty: property.name))
-
-                // hasMany: the children's plural; `messagesAsSender` when one child refers twice.
-                var many = Inflection.plural(SwiftNames.lowerCamel(child.className) ?? "children")
-                let references = child.properties.filter { $0.references == parentName }.count
-                if childIndex == parentIndex && references == 1 {
-                    many = "children"  // a tree: parent / children
-                } else if references > 1 {
-                    many += "As" + belongsName.prefix(1).uppercased() + belongsName.dropFirst()
-                }
-                let manyName = Self.unique(many, taken: classes[parentIndex].takenNames)
-                classes[parentIndex].relations.append(
-                    RelationPlan(name: manyName, kind: .hasMany, relatedClass: child.className, keyProperty: property.name))
-            }
-        }
     }
 }

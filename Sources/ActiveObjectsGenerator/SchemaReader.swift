@@ -36,35 +36,14 @@ struct TableInfo: Equatable {
 
     var name: String
     var sql: String
-    /// `table`, `virtual` or `shadow` (from `PRAGMA table_list` when SQLite has it).
+    /// `table`, `view`, `virtual` or `shadow` (from `PRAGMA table_list` when SQLite has it).
     var kind: String
+    /// For a `shadow` table: the virtual table it belongs to.
+    var shadowOwner: String? = nil
     var withoutRowID: Bool
     var columns: [ColumnInfo]
     var indexes: [IndexInfo]
     var foreignKeys: [ForeignKeyInfo]
-
-    /// The rowid-alias primary key (`id INTEGER PRIMARY KEY`), or why there is none.
-    var integerPrimaryKey: Result<String, SkipReason> {
-        if kind == "virtual" { return .failure(SkipReason("virtual table")) }
-        if kind == "shadow" { return .failure(SkipReason("internal table of a virtual table")) }
-        let keys = columns.filter { $0.primaryKeyPosition > 0 }.sorted { $0.primaryKeyPosition < $1.primaryKeyPosition }
-        if keys.count > 1 {
-            return .failure(SkipReason("composite primary key (\(keys.map(\.name).joined(separator: ", ")))"))
-        }
-        if withoutRowID { return .failure(SkipReason("WITHOUT ROWID table")) }
-        guard let key = keys.first else { return .failure(SkipReason("no primary key")) }
-        // Only a column declared exactly INTEGER aliases the rowid
-        // (https://www.sqlite.org/lang_createtable.html#rowid); `INTEGER PRIMARY KEY DESC`
-        // does not either, and shows up as an automatic "pk" index.
-        guard key.declaredType.uppercased() == "INTEGER" else {
-            let declared = key.declaredType.isEmpty ? "no type" : key.declaredType
-            return .failure(SkipReason("primary key \(key.name) is \(declared), not an INTEGER PRIMARY KEY"))
-        }
-        guard !indexes.contains(where: { $0.origin == "pk" }) else {
-            return .failure(SkipReason("primary key \(key.name) does not alias the rowid (INTEGER PRIMARY KEY DESC?)"))
-        }
-        return .success(key.name)
-    }
 }
 
 /// Why a table gets no model.
@@ -75,38 +54,60 @@ struct SkipReason: Error, Equatable, CustomStringConvertible {
 
 /// Reads every table's description from an open database.
 enum SchemaReader {
-    /// The tables of `db`, by name, without SQLite's internal `sqlite_*` tables.
-    static func tables(in db: Database) throws -> [TableInfo] {
-        // PRAGMA table_list (SQLite 3.37) tells virtual, shadow and WITHOUT ROWID tables
-        // apart; older SQLites lack it, and the CREATE statement is read instead.
+    /// The tables and views of `db`, by name, without SQLite's internal `sqlite_*` tables;
+    /// `virtualTables` (those of a script, which are not run) are added to them.
+    static func tables(in db: Database, adding virtualTables: [TableInfo] = []) throws -> [TableInfo] {
+        let master = try db.rows("SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name")
+            .map { (type: try $0["type"] as String, name: try $0["name"] as String, sql: (try $0["sql"] as String?) ?? "") }
+            .filter { !$0.name.lowercased().hasPrefix("sqlite_") }
+        // PRAGMA table_list (SQLite 3.37) tells shadow and WITHOUT ROWID tables apart. It
+        // connects every virtual table to its module, though, which the schema of a file must
+        // not need; so with a virtual table around, and on older SQLites, the CREATE
+        // statements are read instead.
         var kinds: [String: (kind: String, withoutRowID: Bool)] = [:]
-        let list = (try? db.rows("SELECT name, type, wr FROM pragma_table_list WHERE schema = 'main'")) ?? []
-        for row in list {
-            let name: String = try row["name"]
-            kinds[name] = (try row["type"], (try row["wr"] as Int) != 0)
+        if !master.contains(where: { Self.isVirtual($0.sql) }) {
+            for row in (try? db.rows("SELECT name, type, wr FROM pragma_table_list WHERE schema = 'main'")) ?? [] {
+                kinds[try row["name"]] = (try row["type"], (try row["wr"] as Int) != 0)
+            }
         }
-        var tables: [TableInfo] = []
-        let master = try db.rows("SELECT name, sql FROM sqlite_master WHERE type = 'table'")
-        for row in master {
-            let name: String = try row["name"]
-            if name.lowercased().hasPrefix("sqlite_") { continue }
-            let sql: String = (try row["sql"] as String?) ?? ""
-            let upper = sql.uppercased()
-            let known = kinds[name]
+        var tables = virtualTables.filter { virtual in !master.contains(where: { $0.name == virtual.name }) }
+        for entry in master {
+            let guessed = entry.type == "view" ? "view" : (Self.isVirtual(entry.sql) ? "virtual" : "table")
+            let known = kinds[entry.name]
             var table = TableInfo(
-                name: name, sql: sql,
-                kind: known?.kind ?? (upper.hasPrefix("CREATE VIRTUAL") ? "virtual" : "table"),
-                withoutRowID: known?.withoutRowID ?? Self.declaresWithoutRowID(upper),
+                name: entry.name, sql: entry.sql, kind: known?.kind ?? guessed,
+                withoutRowID: known?.withoutRowID ?? Self.declaresWithoutRowID(entry.sql.uppercased()),
                 columns: [], indexes: [], foreignKeys: [])
             // The columns of a virtual table need its module, which may not be loaded.
             if table.kind == "table" {
-                table.columns = try columns(of: name, in: db)
-                table.indexes = try indexes(of: name, in: db)
-                table.foreignKeys = try foreignKeys(of: name, in: db)
+                table.columns = try columns(of: entry.name, in: db)
+                table.indexes = try indexes(of: entry.name, in: db)
+                table.foreignKeys = try foreignKeys(of: entry.name, in: db)
             }
             tables.append(table)
         }
+        markShadowTables(&tables, listed: !kinds.isEmpty)
         return tables.sorted { $0.name < $1.name }
+    }
+
+    private static func isVirtual(_ sql: String) -> Bool {
+        sql.uppercased().hasPrefix("CREATE VIRTUAL")
+    }
+
+    /// Names the virtual table each shadow table belongs to (`docs_content` → `docs`). Without
+    /// `PRAGMA table_list`, the tables named like the shadow tables of the FTS and R*Tree
+    /// modules next to a virtual table are taken for its shadow tables.
+    private static func markShadowTables(_ tables: inout [TableInfo], listed: Bool) {
+        let virtual = tables.filter { $0.kind == "virtual" }.map(\.name).sorted { $0.count > $1.count }
+        let suffixes: Set<String> = ["content", "docsize", "segdir", "segments", "stat", "data", "idx", "config",
+                                     "node", "parent", "rowid"]
+        for index in tables.indices where tables[index].kind == "shadow" || (!listed && tables[index].kind == "table") {
+            let name = tables[index].name
+            guard let owner = virtual.first(where: { name.lowercased().hasPrefix($0.lowercased() + "_") }) else { continue }
+            if !listed && !suffixes.contains(String(name.dropFirst(owner.count + 1)).lowercased()) { continue }
+            tables[index].kind = "shadow"
+            tables[index].shadowOwner = owner
+        }
     }
 
     private static func declaresWithoutRowID(_ upperSQL: String) -> Bool {

@@ -5,10 +5,16 @@ import Foundation
 /// Opens a schema given on the command line: a database file (read-only) or a `.sql` script
 /// (run into a private in-memory database).
 enum SchemaSource {
+    /// An open schema: the database, and the virtual tables of a script, which are not run.
+    struct Opened {
+        var database: Database
+        var virtualTables: [TableInfo] = []
+    }
+
     /// The database holding the schema at `path`.
     /// - Throws: ``GeneratorError`` for a missing file, a file that is not a database, or a
     ///   script that SQLite refuses (with the line).
-    static func open(_ path: String) throws -> Database {
+    static func open(_ path: String) throws -> Opened {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
             throw GeneratorError.fileNotFound(path)
@@ -20,7 +26,7 @@ enum SchemaSource {
             }
             return try run(script: script, fileName: fileName(path))
         }
-        return try openDatabase(path)
+        return Opened(database: try openDatabase(path))
     }
 
     /// The last path component: what the output and messages name, so that they do not
@@ -51,9 +57,19 @@ enum SchemaSource {
     }
 
     /// Runs `script` one statement at a time into a new in-memory database.
-    static func run(script: String, fileName: String) throws -> Database {
+    ///
+    /// `CREATE VIRTUAL TABLE` statements are not run but returned: no model maps a virtual
+    /// table, its module (a custom tokenizer, spellfix1…) may not be available here, and a
+    /// connected FTS5 table keeps statements of its own open on the connection.
+    static func run(script: String, fileName: String) throws -> Opened {
         let db = try Database.inMemory()
+        var virtualTables: [TableInfo] = []
         for statement in statements(in: script) {
+            if let name = virtualTableName(statement.sql) {
+                virtualTables.append(TableInfo(name: name, sql: statement.sql, kind: "virtual", withoutRowID: false,
+                                               columns: [], indexes: [], foreignKeys: []))
+                continue
+            }
             do {
                 try db.execute(statement.sql)
             } catch let error as DatabaseError {
@@ -63,7 +79,18 @@ enum SchemaSource {
                 throw GeneratorError.invalidScript(file: fileName, line: statement.line, message: "\(error)")
             }
         }
-        return db
+        return Opened(database: db, virtualTables: virtualTables)
+    }
+
+    /// The table a `CREATE VIRTUAL TABLE [IF NOT EXISTS] [main.]name USING …` statement
+    /// creates, unquoted; nil for any other statement.
+    static func virtualTableName(_ sql: String) -> String? {
+        var tokens = SQLTokens(sql)
+        guard tokens.keyword("CREATE"), tokens.keyword("VIRTUAL"), tokens.keyword("TABLE") else { return nil }
+        if tokens.keyword("IF") { _ = tokens.keyword("NOT"); _ = tokens.keyword("EXISTS") }
+        guard var name = tokens.identifier() else { return nil }
+        if tokens.symbol("."), let table = tokens.identifier() { name = table }
+        return name
     }
 
     /// One statement of a script and the line it starts on (1-based).

@@ -89,13 +89,13 @@ enum SwiftNames {
     static let activeObjectMembers: Set<String> = [
         "id", "description", "hasChanges", "changedColumns", "save", "insert", "update", "upsert",
         "delete", "reload", "validate", "willSave", "didSave", "willDelete", "didDelete",
-        "belongsTo", "hasMany", "hasOne",
+        "belongsTo", "hasMany", "hasOne", "didLoad",
     ]
 
     /// Type names a generated class must not take: the generated file uses them, or they
     /// would shadow a standard type in the user's module.
     static let reservedTypeNames: Set<String> = [
-        "ActiveObject", "ActiveRecord", "BelongsTo", "HasMany", "HasOne", "Column", "ColumnNaming",
+        "ActiveObject", "ActiveRecord", "BelongsTo", "HasMany", "HasManyThrough", "HasOne", "Column", "ColumnNaming",
         "ColumnReference", "ColumnValue", "Database", "DatabaseError", "DatabaseValue", "DateStrategy",
         "ForeignKeyAction", "JSONColumn", "Migrator", "Query", "Row", "ValidationError",
         "Any", "Array", "Bool", "Character", "Data", "Date", "Decimal", "Dictionary", "Double", "Error",

@@ -7,8 +7,8 @@ enum SwiftWriter {
         ]
         if !plan.skipped.isEmpty {
             lines.append("//")
-            lines.append("// Skipped (a model needs an INTEGER PRIMARY KEY):")
-            for (table, reason) in plan.skipped { lines.append("// - \(table): \(reason)") }
+            lines.append("// Skipped:")
+            for skipped in plan.skipped { lines.append("// - \(skipped.name): \(skipped.reason)") }
         }
         lines += ["", "import ActiveObjects", "import Foundation"]
         for model in plan.classes {
@@ -20,6 +20,7 @@ enum SwiftWriter {
 
     private static func classLines(_ model: ClassPlan) -> [String] {
         var lines = ["/// A row of the `\(model.table)` table."]
+        lines += model.about.map { "/// \($0)" }
         if !model.notes.isEmpty {
             lines.append("///")
             lines.append("/// Not expressed by the properties below:")
@@ -33,12 +34,19 @@ enum SwiftWriter {
         if let key = model.primaryKeyOverride {
             overrides.append("    override class var primaryKey: String { \(SQLDefault.swiftString(key)) }")
         }
+        if case .composite(let columns) = model.key {
+            let list = columns.map(SQLDefault.swiftString).joined(separator: ", ")
+            overrides.append("    override class var primaryKeys: [String] { [\(list)] }")
+        }
+        if model.withoutRowID {
+            overrides.append("    override class var withoutRowID: Bool { true }")
+        }
         if let naming = model.columnNamingOverride {
             overrides.append("    override class var columnNaming: ColumnNaming { \(naming) }")
         }
         var sections: [[String]] = [overrides, model.properties.flatMap(propertyLines)]
-        let relations = model.relations.filter { $0.kind == .belongsTo } + model.relations.filter { $0.kind == .hasMany }
-        sections.append(relations.map(relationLine))
+        let order: [RelationPlan.Kind] = [.belongsTo, .hasOne, .hasMany, .hasManyThrough]
+        sections.append(order.flatMap { kind in model.relations.filter { $0.kind == kind } }.map(relationLine))
         for (index, section) in sections.filter({ !$0.isEmpty }).enumerated() {
             if index > 0 { lines.append("") }
             lines += section
@@ -67,8 +75,14 @@ enum SwiftWriter {
         switch relation.kind {
         case .belongsTo:
             return "    var \(name): BelongsTo<\(relation.relatedClass)> { belongsTo(\\.$\(relation.keyProperty)) }"
+        case .hasOne:
+            return "    var \(name): HasOne<\(relation.relatedClass)> { hasOne(\\.$\(relation.keyProperty)) }"
         case .hasMany:
             return "    var \(name): HasMany<\(relation.relatedClass)> { hasMany(\\.$\(relation.keyProperty)) }"
+        case .hasManyThrough:
+            let join = relation.joinClass ?? ""
+            return "    var \(name): HasManyThrough<\(relation.relatedClass)> { hasMany(through: \\\(join).$\(relation.keyProperty), "
+                + "\\\(join).$\(relation.targetKeyProperty ?? "")) }"
         }
     }
 }

@@ -10,6 +10,7 @@ enum SwiftType: String, Sendable, Equatable {
     case data = "Data"
     case date = "Date"
     case bool = "Bool"
+    case uuid = "UUID"
 
     /// The value a non-optional property starts with when the schema gives no literal default.
     var zeroValue: String {
@@ -19,6 +20,7 @@ enum SwiftType: String, Sendable, Equatable {
         case .data: return "Data()"
         case .date: return "Date(timeIntervalSince1970: 0)"
         case .bool: return "false"
+        case .uuid: return "UUID()"
         }
     }
 }
@@ -33,6 +35,7 @@ enum TypeMapping {
     /// |---|---|
     /// | BOOLEAN, BOOL | `Bool` |
     /// | DATE, DATETIME, TIMESTAMP | `Date` |
+    /// | UUID, GUID, UNIQUEIDENTIFIER | `UUID` (stored as lowercase text) |
     /// | contains INT | `Int` (`Int64` for keys: `isKey`) |
     /// | contains CHAR, CLOB, TEXT | `String` |
     /// | contains BLOB | `Data` |
@@ -43,10 +46,10 @@ enum TypeMapping {
         let upper = declared.uppercased()
         let base = upper.split(separator: "(").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         if upper.trimmingCharacters(in: .whitespaces).isEmpty {
-            if isKey { return (.int64, nil) }
             return (.string, "no declared type: mapped to String")
         }
         if base.contains("BOOL") { return (.bool, nil) }
+        if ["UUID", "GUID", "UNIQUEIDENTIFIER"].contains(base) { return (.uuid, nil) }
         if ["DATE", "DATETIME", "TIMESTAMP"].contains(base) || base.hasPrefix("TIMESTAMP ") {
             return (.date, nil)
         }
@@ -58,11 +61,6 @@ enum TypeMapping {
         return (.string, "declared type \(declared) is not a known type: mapped to String")
     }
 
-    /// Whether the declared type has INTEGER affinity (or none), so the column can hold a key.
-    static func canHoldKey(declared: String) -> Bool {
-        let upper = declared.uppercased().trimmingCharacters(in: .whitespaces)
-        return upper.isEmpty || upper.contains("INT")
-    }
 }
 
 /// A column default from `PRAGMA table_info`, parsed as an SQL literal.
@@ -177,6 +175,9 @@ extension SQLDefault {
         case (.text(let text), .string): return Self.swiftString(text)
         case (.text(let text), .data): return "Data(\(Self.swiftString(text)).utf8)"
         case (.text(let text), .date): return Self.date(text)
+        case (.text(let text), .uuid):
+            guard let uuid = UUID(uuidString: text) else { return nil }
+            return "UUID(uuidString: \(Self.swiftString(uuid.uuidString)))!"
         case (.text(let text), .bool):
             switch text.lowercased() {
             case "1", "true": return "true"

@@ -45,4 +45,23 @@ struct ScriptSplittingTests {
             #expect(message.contains("syntax error"))
         }
     }
+
+    @Test("CREATE VIRTUAL TABLE statements are recognised, with the table's name unquoted", arguments: [
+        ("CREATE VIRTUAL TABLE docs USING fts5(body)", "docs"),
+        ("create virtual table if not exists main.docs using fts5(body)", "docs"),
+        ("CREATE VIRTUAL TABLE \"my \"\"docs\"\"\" USING fts5(body)", "my \"docs\""),
+        ("CREATE VIRTUAL TABLE [odd name] USING rtree(id, a, b)", "odd name"),
+        ("/* note */ CREATE -- here\n VIRTUAL TABLE `x` USING fts4(y)", "x"),
+    ])
+    func virtualTables(sql: String, name: String) {
+        #expect(SchemaSource.virtualTableName(sql) == name)
+    }
+
+    @Test("other statements are not virtual tables")
+    func notVirtualTables() {
+        #expect(SchemaSource.virtualTableName("CREATE TABLE docs (body TEXT)") == nil)
+        #expect(SchemaSource.virtualTableName("CREATE VIEW virtual AS SELECT 1") == nil)
+        #expect(SchemaSource.virtualTableName("CREATE VIRTUAL TABLE") == nil)
+        #expect(SchemaSource.virtualTableName("INSERT INTO docs VALUES ('CREATE VIRTUAL TABLE x')") == nil)
+    }
 }

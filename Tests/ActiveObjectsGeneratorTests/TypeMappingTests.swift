@@ -10,18 +10,22 @@ struct TypeMappingTests {
         ("BLOB", .data), ("DATE", .date), ("DATETIME", .date), ("TIMESTAMP", .date), ("timestamp", .date),
         ("BOOLEAN", .bool), ("BOOL", .bool), ("NUMERIC", .decimal), ("DECIMAL(10,2)", .decimal),
         ("MONEY", .decimal), ("TIME", .string), ("JSON", .string),
+        ("UUID", .uuid), ("uuid", .uuid), ("GUID", .uuid), ("UNIQUEIDENTIFIER", .uuid),
     ])
     func declaredTypes(declared: String, expected: SwiftType) {
         #expect(TypeMapping.swiftType(declared: declared, isKey: false).type == expected)
     }
 
-    @Test("keys are Int64; untyped keys too")
+    @Test("integer keys are Int64; untyped columns are String with a note, keys or not")
     func keys() {
         #expect(TypeMapping.swiftType(declared: "INTEGER", isKey: true).type == .int64)
-        #expect(TypeMapping.swiftType(declared: "", isKey: true).type == .int64)
-        let untyped = TypeMapping.swiftType(declared: "", isKey: false)
-        #expect(untyped.type == .string)
-        #expect(untyped.note != nil)
+        #expect(TypeMapping.swiftType(declared: "INT", isKey: true).type == .int64)
+        #expect(TypeMapping.swiftType(declared: "TEXT", isKey: true).type == .string)
+        for isKey in [false, true] {
+            let untyped = TypeMapping.swiftType(declared: "", isKey: isKey)
+            #expect(untyped.type == .string)
+            #expect(untyped.note != nil)
+        }
     }
 
     @Test("SQL defaults are parsed as literals")
@@ -55,6 +59,9 @@ struct TypeMappingTests {
         #expect(SQLDefault(sql: "X'00FF'").swiftLiteral(for: .data) == "Data([0x00, 0xFF])")
         #expect(SQLDefault(sql: "'2000-01-01'").swiftLiteral(for: .date) == "Date(timeIntervalSince1970: 946684800)")
         #expect(SQLDefault(sql: "CURRENT_TIMESTAMP").swiftLiteral(for: .date) == nil)
+        #expect(SQLDefault(sql: "'e621e1f8-c36c-495a-93fc-0c247a3e6e5f'").swiftLiteral(for: .uuid)
+                == "UUID(uuidString: \"E621E1F8-C36C-495A-93FC-0C247A3E6E5F\")!")
+        #expect(SQLDefault(sql: "'not a uuid'").swiftLiteral(for: .uuid) == nil)
         #expect(SQLDefault(sql: "NULL").swiftLiteral(for: .string) == nil)
     }
 
@@ -71,5 +78,6 @@ struct TypeMappingTests {
         #expect(SwiftType.data.zeroValue == "Data()")
         #expect(SwiftType.bool.zeroValue == "false")
         #expect(SwiftType.date.zeroValue == "Date(timeIntervalSince1970: 0)")
+        #expect(SwiftType.uuid.zeroValue == "UUID()")
     }
 }

@@ -70,7 +70,9 @@ CREATE INDEX messages_sender ON messages(sender_id);
 -- A table whose class name would be a standard type.
 CREATE TABLE data (id INTEGER PRIMARY KEY, payload BLOB);
 
--- Tables without an INTEGER PRIMARY KEY: reported and skipped.
+-- Keys other than a rowid alias: a natural key (nullable as SQLite allows, non-optional in the
+-- model), composite and single keys WITHOUT ROWID, no key at all, and integer keys that do not
+-- alias the rowid.
 CREATE TABLE codes (code TEXT PRIMARY KEY, label TEXT);
 CREATE TABLE pairs (a INTEGER, b INTEGER, PRIMARY KEY (a, b)) WITHOUT ROWID;
 CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER) WITHOUT ROWID;
@@ -78,7 +80,23 @@ CREATE TABLE log_lines (line TEXT);
 CREATE TABLE descending (id INTEGER PRIMARY KEY DESC, note TEXT);
 CREATE TABLE int_key (id INT PRIMARY KEY, note TEXT);
 
--- Not tables: ignored.
+-- Foreign keys of every type, and those that cannot be relations.
+CREATE TABLE code_uses (
+    id INTEGER PRIMARY KEY,
+    code REFERENCES codes,                          -- untyped, to a TEXT key: typed String
+    counter_name INTEGER REFERENCES counters(name), -- declared INTEGER, to a TEXT key: String too
+    pair_a INTEGER REFERENCES pairs(a),             -- one column of a composite key
+    pair_b INTEGER,
+    line INTEGER REFERENCES log_lines,              -- a table without a primary key
+    token UUID NOT NULL DEFAULT 'E621E1F8-C36C-495A-93FC-0C247A3E6E5F',
+    FOREIGN KEY (pair_a, pair_b) REFERENCES pairs (a, b)
+);
+
+-- No model: a column named rowid hides the rowid; a virtual table.
+CREATE TABLE hidden_rowid (rowid TEXT, value TEXT);
+CREATE VIRTUAL TABLE notes_search USING fts5(body);
+
+-- Not tables: a view is listed as skipped, a trigger ignored.
 CREATE VIEW user_logins AS SELECT login FROM users;
 CREATE TRIGGER users_touch AFTER UPDATE ON users BEGIN
     UPDATE users SET login = lower(login) WHERE id = new.id;

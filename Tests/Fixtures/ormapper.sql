@@ -26,7 +26,7 @@ CREATE UNIQUE INDEX people_email ON people(email);
 CREATE INDEX people_age ON people(age);
 CREATE INDEX people_name ON people(last_name, first_name);  -- composite
 
--- A join table with a composite primary key: no model (reported on stderr).
+-- Tags on people: a composite primary key (a model with `primaryKeys`).
 CREATE TABLE people_tags (
     person_id INTEGER NOT NULL REFERENCES people(id) ON DELETE CASCADE,
     tag TEXT NOT NULL,

@@ -1,0 +1,73 @@
+import Foundation
+
+/// How a table identifies its rows, which decides the key overrides of its model.
+///
+/// | schema | model |
+/// |---|---|
+/// | `id INTEGER PRIMARY KEY` (a rowid alias) | `ActiveObject.id`; `primaryKey` when not named `id` |
+/// | one other key column (`code TEXT PRIMARY KEY`, `id INT PRIMARY KEY`, `INTEGER PRIMARY KEY DESC`) | a `@Column` for it and `primaryKey` naming it |
+/// | `PRIMARY KEY (a, b)` | a `@Column` for each and `primaryKeys` naming them |
+/// | no primary key | `primaryKey` = `"rowid"`: `id` is the hidden rowid |
+///
+/// `WITHOUT ROWID` tables (always with a declared key) add `withoutRowID`.
+enum TableKey: Equatable {
+    /// `id INTEGER PRIMARY KEY`: the column is the rowid, mapped to `ActiveObject.id`.
+    case rowidAlias(String)
+    /// One key column that is not the rowid: declared as a `@Column` like the others.
+    case natural(String)
+    /// Several key columns, in key order.
+    case composite([String])
+    /// No declared primary key: the rowid identifies rows.
+    case rowid
+
+    /// The key columns that the model declares as `@Column`s.
+    var declaredColumns: [String] {
+        switch self {
+        case .rowidAlias, .rowid: return []
+        case .natural(let column): return [column]
+        case .composite(let columns): return columns
+        }
+    }
+}
+
+extension TableInfo {
+    /// The key of the table's model, or why the table gets no model.
+    var key: Result<TableKey, SkipReason> {
+        switch kind {
+        case "view":
+            return .failure(SkipReason("a view (models map tables; read it with `db.rows`)"))
+        case "virtual":
+            let module = virtualModule.map { " (USING \($0))" } ?? ""
+            return .failure(SkipReason("a virtual table\(module): its module stores the rows (query it with `db.rows`)"))
+        case "shadow":
+            let owner = shadowOwner.map { " \($0)" } ?? ""
+            return .failure(SkipReason("an internal table of the virtual table\(owner)"))
+        default:
+            break
+        }
+        let keys = columns.filter { $0.primaryKeyPosition > 0 }.sorted { $0.primaryKeyPosition < $1.primaryKeyPosition }
+        if keys.count > 1 { return .success(.composite(keys.map(\.name))) }
+        guard let key = keys.first else {
+            // `primaryKey = "rowid"` would name that column instead of the rowid.
+            if let hiding = columns.first(where: { $0.name.lowercased() == "rowid" }) {
+                return .failure(SkipReason("no primary key, and its column \(hiding.name) hides the rowid that would identify rows"))
+            }
+            return .success(.rowid)
+        }
+        // Only a column declared exactly INTEGER aliases the rowid
+        // (https://www.sqlite.org/lang_createtable.html#rowid); `INTEGER PRIMARY KEY DESC` does
+        // not either, and shows up as an automatic "pk" index. WITHOUT ROWID tables have none.
+        if !withoutRowID, key.declaredType.uppercased() == "INTEGER", !indexes.contains(where: { $0.origin == "pk" }) {
+            return .success(.rowidAlias(key.name))
+        }
+        return .success(.natural(key.name))
+    }
+
+    /// The module of a virtual table (`fts5` in `CREATE VIRTUAL TABLE docs USING fts5(…)`).
+    var virtualModule: String? {
+        guard let using = sql.range(of: "USING", options: .caseInsensitive) else { return nil }
+        let module = sql[using.upperBound...].drop(while: { $0 == " " || $0 == "\n" || $0 == "\t" })
+            .prefix(while: { SwiftNames.isIdentifierCharacter($0) })
+        return module.isEmpty ? nil : String(module)
+    }
+}
