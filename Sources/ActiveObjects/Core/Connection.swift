@@ -35,11 +35,13 @@ final class Connection {
     private var changes: [StatementInfo] = []
     /// For each open savepoint level, how many entries of `changes` preceded it.
     private var changeMarks: [Int] = []
-    /// Called after a commit with the (lowercased) tables it changed. Runs on the thread that
-    /// committed, with the connection still in use: it must not use the database.
-    var commitObserver: ((Set<String>) -> Void)?
+    /// Told about each commit, with the statements that changed something. Runs on the thread
+    /// that committed, with the connection still in use: it must not use the database.
+    var commitSink: CommitSink?
     /// When set, every statement run records the tables it read here (live queries).
     var readRecorder: ReadRecorder?
+    /// When set, every row stepped is hashed into it (live queries compare results).
+    var fingerprint: ResultFingerprint?
 
     /// Receives the authorizer's reports while ``prepare(_:persistent:)`` compiles.
     fileprivate(set) var infoCollector: StatementInfoCollector?
@@ -49,6 +51,8 @@ final class Connection {
     /// finalizes exactly these: SQLite's own statements (FTS5 keeps some) are SQLite's to
     /// finalize, and finalizing them too is a double free.
     private var liveStatements = Set<OpaquePointer>()
+    /// The statement behind ``dataVersion()``.
+    private var dataVersionStatement: OpaquePointer?
     private var cache: StatementCache
 
     init(path: String, options: Database.Options, role: Role) throws {
@@ -90,6 +94,11 @@ final class Connection {
 
     deinit { closeNow() }
 
+    /// Whether the database lives in memory (no file other connections could write).
+    var isInMemory: Bool {
+        path == ":memory:" || path.isEmpty || path.hasPrefix("file::memory:") || path.contains("mode=memory")
+    }
+
     private func configure(_ handle: OpaquePointer) throws {
         sqlite3_extended_result_codes(handle, 1)
         // Double-quoted string literals would turn a misspelled "column" into a string.
@@ -109,9 +118,7 @@ final class Connection {
                 guard let context else { return }
                 Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue().forgetChanges()
             }, context)
-            let inMemory = path == ":memory:" || path.isEmpty || path.hasPrefix("file::memory:")
-                || path.contains("mode=memory")
-            if !options.readOnly && !inMemory {
+            if !options.readOnly && !isInMemory {
                 _ = try scalarValue("PRAGMA journal_mode = \(options.journalMode.rawValue)")
             }
             if case .text(let mode)? = try scalarValue("PRAGMA journal_mode") { journalMode = mode.lowercased() }
@@ -305,6 +312,24 @@ final class Connection {
         try withStatement(sql, arguments) { try rows($0) }
     }
 
+    /// `PRAGMA data_version`: changes when another connection commits. Read with a statement
+    /// of its own, not reported to the trace hook (the live-query monitor polls it).
+    func dataVersion() -> Int64? {
+        guard let handle = sqliteConnection else { return nil }
+        if dataVersionStatement == nil {
+            var statement: OpaquePointer?
+            guard sqlite3_prepare_v2(handle, "PRAGMA data_version", -1, &statement, nil) == SQLITE_OK, let statement else {
+                return nil
+            }
+            liveStatements.insert(statement)
+            dataVersionStatement = statement
+        }
+        guard let statement = dataVersionStatement else { return nil }
+        defer { sqlite3_reset(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW else { return nil }
+        return sqlite3_column_int64(statement, 0)
+    }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE of this connection.
     var lastChanges: Int { sqliteConnection.map { Int(sqlite3_changes($0)) } ?? 0 }
 
@@ -355,15 +380,11 @@ final class Connection {
         transactionListener?.transactionLevelRolledBack(depth: depth)
     }
 
-    /// Tells the commit observer which tables the commit changed, and forgets them.
+    /// Tells the commit sink what the commit changed, and forgets it.
     func publishCommit() {
         guard !changes.isEmpty else { return }
-        let committed = changes
+        if let commitSink, commitSink.isObserving { commitSink.committed(changes) }
         changes.removeAll(keepingCapacity: true)
-        guard let commitObserver else { return }
-        var tables = Set<String>()
-        for info in committed { tables.formUnion(info.writtenTables) }
-        commitObserver(tables)
     }
 
     /// A rollback happened: the changes since the last commit are gone.
@@ -380,6 +401,14 @@ protocol TransactionListener: AnyObject {
     func transactionLevelBegan(depth: Int)
     func transactionLevelCommitted(depth: Int)
     func transactionLevelRolledBack(depth: Int)
+}
+
+/// Receives the writer's commits (the live-query center).
+protocol CommitSink: AnyObject {
+    /// Whether anyone listens; when false, commits are not reported (no work per commit).
+    var isObserving: Bool { get }
+    /// A commit happened; `statements` changed rows or the schema. Must not keep the array.
+    func committed(_ statements: [StatementInfo])
 }
 
 /// Gathers the tables read by the statements a connection runs while it is set (the reads

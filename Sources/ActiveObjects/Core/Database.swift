@@ -41,6 +41,8 @@ public final class Database: @unchecked Sendable {
     /// Threads that run async calls: one for writes, a few for reads.
     let writerLane: WorkerLane
     let readerLane: WorkerLane
+    /// The live queries (see ``values(_:)``).
+    let observations: ObservationCenter
 
     /// The writer connection.
     var writer: Connection { writerGate.connection }
@@ -70,6 +72,14 @@ public final class Database: @unchecked Sendable {
         }
         writerLane = WorkerLane(name: "AO writer", maximumThreads: 1)
         readerLane = WorkerLane(name: "AO reader", maximumThreads: max(1, options.maximumReaderCount))
+        // Other connections can only write to a file: watch it while anything is observed.
+        let watched = writer.isInMemory ? [] : (writer.journalMode == "wal" ? [path, path + "-wal"] : [path])
+        let gate = writerGate
+        observations = ObservationCenter { onChange in
+            guard !watched.isEmpty else { return nil }
+            return ChangeMonitor(paths: watched, dataVersion: { gate.externalDataVersion() }, onChange: onChange)
+        }
+        writer.commitSink = observations
     }
 
     /// Opens a new, private in-memory database.
@@ -80,6 +90,7 @@ public final class Database: @unchecked Sendable {
     }
 
     deinit {
+        observations.close()
         writerLane.stop()
         readerLane.stop()
         readers?.close()
@@ -92,6 +103,7 @@ public final class Database: @unchecked Sendable {
     ///
     /// - Throws: nothing today; declared `throws` so that a future failure to close can be reported.
     public func close() throws {
+        observations.close()
         readers?.close()
         writer.lock.withLock { writer.closeNow() }
         writerLane.stop()

@@ -112,7 +112,9 @@ final class Statement {
     func step() throws -> Bool {
         let handle = try handle()
         switch sqlite3_step(handle) {
-        case SQLITE_ROW: return true
+        case SQLITE_ROW:
+            if let fingerprint = connection.fingerprint { fingerprint.add(row: handle) }
+            return true
         case SQLITE_DONE: return false
         case let code:
             let error = DatabaseError(code: code, connection: connection.sqliteConnection, sql: sql)

@@ -50,6 +50,18 @@ final class WriterGate: @unchecked Sendable {
         depth = 1
     }
 
+    /// Takes the writer only if no other thread holds it.
+    func tryAcquire(token: Int) -> Bool {
+        if isHeld(by: token) {
+            depth += 1
+            return true
+        }
+        guard lock.try() else { return false }
+        activeobjects_atomic_store(owner, token)
+        depth = 1
+        return true
+    }
+
     /// Gives the writer back (after the matching ``acquire(token:timeout:)``). A transaction
     /// opened with raw SQL outside ``Database/transaction(_:)`` keeps the writer on this
     /// thread ("pinned") until a later statement of the thread ends it.
@@ -61,6 +73,15 @@ final class WriterGate: @unchecked Sendable {
             activeobjects_atomic_store(owner, 0)
             lock.unlock()
         }
+    }
+
+    /// The writer's `data_version` (for the live-query monitor, on its own thread), or nil
+    /// when another thread holds the writer or it is closed.
+    func externalDataVersion() -> Int64? {
+        let token = ThreadContext.current.token
+        guard tryAcquire(token: token) else { return nil }
+        defer { release() }
+        return connection.lock.withLock { connection.dataVersion() }
     }
 
     /// True while a raw `BEGIN` keeps the writer on the holding thread.

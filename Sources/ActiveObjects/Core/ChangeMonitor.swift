@@ -1,0 +1,194 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Notices commits made to a database file by other connections and processes, for live
+/// queries, without using CPU while nothing is written.
+///
+/// How it wakes up: a commit by anyone writes the file — the `-wal` file in WAL mode, the
+/// database file otherwise. The monitor sleeps until the operating system reports such a
+/// write (Linux: `inotify`; Apple platforms: a `DispatchSource` watching the files, i.e.
+/// kqueue `EVFILT_VNODE`). Our own writes wake it too, so it then asks the writer connection
+/// for `PRAGMA data_version`, which changes only when *another* connection committed
+/// (<https://www.sqlite.org/pragma.html#pragma_data_version>). The file can be written a
+/// moment before the commit becomes visible, so after a wake-up it checks again a few times
+/// over the next ~150 ms. Where no file watch can be set up, it polls `data_version` every
+/// 50 ms instead.
+final class ChangeMonitor: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `stopped` is guarded by `lock`; the rest is immutable, or
+    // touched only by the monitor's own thread (Linux) or serial queue (Apple).
+    private let lock = NSLock()
+    private var stopped = false
+    private let paths: [String]
+    /// The writer's `data_version`, or nil when the writer is busy right now.
+    private let dataVersion: @Sendable () -> Int64?
+    private let onChange: @Sendable () -> Void
+    /// When to look at `data_version` after a wake-up, in milliseconds.
+    static let recheckDelays: [Int] = [0, 3, 15, 50, 150]
+    /// The polling period where no file watch is possible.
+    static let pollingInterval = 50
+
+    init(paths: [String], dataVersion: @escaping @Sendable () -> Int64?, onChange: @escaping @Sendable () -> Void) {
+        self.paths = paths
+        self.dataVersion = dataVersion
+        self.onChange = onChange
+        start()
+    }
+
+    var isStopped: Bool { lock.withLock { stopped } }
+
+    /// Stops watching; the monitor's thread (or sources) end soon after.
+    func stop() {
+        lock.withLock { stopped = true }
+        wake()
+    }
+
+    /// Looks at `data_version`: true when another connection committed since `last`.
+    /// Returns nil when the writer was busy (look again shortly).
+    private func check(_ last: inout Int64?) -> Bool? {
+        guard let version = dataVersion() else { return nil }
+        defer { last = version }
+        return last.map { $0 != version } ?? false
+    }
+
+    #if canImport(Darwin)
+    private let queue = DispatchQueue(label: "ActiveObjects.ChangeMonitor")
+    private var sources: [DispatchSourceFileSystemObject] = []
+    private var timer: DispatchSourceTimer?
+    private var lastVersion: Int64?
+    private var pendingChecks = 0
+
+    private func start() {
+        queue.async { [self] in
+            lastVersion = dataVersion()
+            for path in paths {
+                let descriptor = open(path, O_EVTONLY)
+                guard descriptor >= 0 else { continue }
+                let source = DispatchSource.makeFileSystemObjectSource(
+                    fileDescriptor: descriptor, eventMask: [.write, .extend, .attrib], queue: queue)
+                source.setEventHandler { [weak self] in self?.fileWritten() }
+                source.setCancelHandler { close(descriptor) }
+                source.resume()
+                sources.append(source)
+            }
+            if sources.isEmpty {
+                // No file to watch: poll.
+                let timer = DispatchSource.makeTimerSource(queue: queue)
+                timer.schedule(deadline: .now(), repeating: .milliseconds(Self.pollingInterval))
+                timer.setEventHandler { [weak self] in self?.runCheck(retrying: false) }
+                timer.resume()
+                self.timer = timer
+            }
+        }
+    }
+
+    private func fileWritten() {
+        for delay in Self.recheckDelays {
+            queue.asyncAfter(deadline: .now() + .milliseconds(delay)) { [weak self] in self?.runCheck(retrying: true) }
+        }
+    }
+
+    private func runCheck(retrying: Bool) {
+        guard !isStopped else { return }
+        switch check(&lastVersion) {
+        case true?: onChange()
+        case false?: break
+        case nil:
+            if retrying {
+                queue.asyncAfter(deadline: .now() + .milliseconds(5)) { [weak self] in self?.runCheck(retrying: true) }
+            }
+        }
+    }
+
+    private func wake() {
+        queue.async { [self] in
+            sources.forEach { $0.cancel() }
+            sources.removeAll()
+            timer?.cancel()
+            timer = nil
+        }
+    }
+    #else
+    /// inotify descriptor (or -1 when unavailable: polling), and a pipe that wakes the thread.
+    private var inotify: Int32 = -1
+    private var pipeEnds: [Int32] = [-1, -1]
+
+    private func start() {
+        inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        if inotify >= 0 {
+            var watched = 0
+            for path in paths where inotify_add_watch(inotify, path, UInt32(IN_MODIFY | IN_CLOSE_WRITE)) >= 0 {
+                watched += 1
+            }
+            if watched == 0 {
+                close(inotify)
+                inotify = -1
+            }
+        }
+        _ = pipeEnds.withUnsafeMutableBufferPointer { pipe($0.baseAddress!) }
+        for end in pipeEnds {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        let thread = Thread { [self] in
+            Thread.current.name = "AO monitor"
+            run()
+        }
+        thread.start()
+    }
+
+    private func wake() {
+        var byte: UInt8 = 1
+        _ = write(pipeEnds[1], &byte, 1)
+    }
+
+    private static func now() -> Int64 { Int64(DispatchTime.now().uptimeNanoseconds / 1_000_000) }
+
+    private func run() {
+        defer {
+            if inotify >= 0 { close(inotify) }
+            close(pipeEnds[0])
+            close(pipeEnds[1])
+        }
+        var last = dataVersion()
+        var checks: [Int64] = []   // due times, in ms
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !isStopped {
+            let now = Self.now()
+            var timeout: Int32 = -1
+            if inotify < 0 {
+                timeout = Int32(Self.pollingInterval)
+            } else if let next = checks.min() {
+                timeout = Int32(clamping: max(0, next - now))
+            }
+            var descriptors = [pollfd(fd: pipeEnds[0], events: Int16(POLLIN), revents: 0)]
+            if inotify >= 0 { descriptors.append(pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)) }
+            let ready = poll(&descriptors, nfds_t(descriptors.count), timeout)
+            if isStopped { break }
+            if ready > 0 && descriptors[0].revents != 0 { break }
+            if inotify < 0 {
+                if check(&last) == true { onChange() }
+                continue
+            }
+            if ready > 0 && descriptors[1].revents != 0 {
+                while read(inotify, &buffer, buffer.count) > 0 {}
+                let base = Self.now()
+                checks = Self.recheckDelays.map { base + Int64($0) }
+            }
+            let due = Self.now()
+            guard checks.contains(where: { $0 <= due }) else { continue }
+            checks.removeAll { $0 <= due }
+            switch check(&last) {
+            case true?: onChange()
+            case false?: break
+            case nil: checks.append(due + 5)   // the writer is busy: look again shortly
+            }
+        }
+    }
+    #endif
+}

@@ -1,0 +1,249 @@
+import CSQLite
+import Foundation
+
+/// The live queries of one ``Database``: told about every commit of the writer (with the
+/// tables it changed) and about commits by other connections and processes (by the
+/// ``ChangeMonitor``), it asks the observations that may be affected to fetch again.
+final class ObservationCenter: CommitSink, @unchecked Sendable {
+    // Safety of @unchecked Sendable: `entries`, `monitor` and `closed` are guarded by `lock`;
+    // `observing` is an atomic flag.
+    private let lock = NSLock()
+    private var entries: [ObjectIdentifier: any ObservationEntry] = [:]
+    private var monitor: ChangeMonitor?
+    private var closed = false
+    private let observing: UnsafeMutablePointer<CLong>
+    /// Opens a monitor of other connections' commits, or nil when none can happen (in memory).
+    private let makeMonitor: (@escaping @Sendable () -> Void) -> ChangeMonitor?
+
+    init(makeMonitor: @escaping (@escaping @Sendable () -> Void) -> ChangeMonitor?) {
+        self.makeMonitor = makeMonitor
+        observing = UnsafeMutablePointer<CLong>.allocate(capacity: 1)
+        observing.initialize(to: 0)
+    }
+
+    deinit { observing.deallocate() }
+
+    var isObserving: Bool { activeobjects_atomic_load(observing) != 0 }
+
+    /// How many observations are registered (tests).
+    var count: Int { lock.withLock { entries.count } }
+
+    /// Whether the monitor of other connections runs (tests).
+    var isMonitoring: Bool { lock.withLock { monitor != nil } }
+
+    /// Registers an observation; false when the database is closed.
+    func add(_ entry: any ObservationEntry) -> Bool {
+        let start: Bool = lock.withLock {
+            guard !closed else { return false }
+            entries[ObjectIdentifier(entry)] = entry
+            activeobjects_atomic_store(observing, 1)
+            if monitor == nil {
+                monitor = makeMonitor { [weak self] in self?.externalChange() }
+            }
+            return true
+        }
+        return start
+    }
+
+    /// Forgets an observation; the monitor stops with the last one.
+    func remove(_ entry: any ObservationEntry) {
+        let stopped: ChangeMonitor? = lock.withLock {
+            guard entries.removeValue(forKey: ObjectIdentifier(entry)) != nil, entries.isEmpty else { return nil }
+            activeobjects_atomic_store(observing, 0)
+            defer { monitor = nil }
+            return monitor
+        }
+        stopped?.stop()
+    }
+
+    /// The writer committed: observations that read one of the changed tables fetch again.
+    func committed(_ statements: [StatementInfo]) {
+        var tables = Set<String>()
+        for info in statements { tables.formUnion(info.writtenTables) }
+        for entry in lock.withLock({ Array(entries.values) }) {
+            entry.tablesChanged(tables)
+        }
+    }
+
+    /// Another connection or process committed: every observation fetches again (it emits
+    /// only if its result changed, since the tables are unknown).
+    func externalChange() {
+        for entry in lock.withLock({ Array(entries.values) }) {
+            entry.externalChange()
+        }
+    }
+
+    /// The database closed: every observation ends with ``ActiveObjectError/databaseClosed``.
+    func close() {
+        let (all, stopped): ([any ObservationEntry], ChangeMonitor?) = lock.withLock {
+            closed = true
+            activeobjects_atomic_store(observing, 0)
+            defer {
+                entries.removeAll()
+                monitor = nil
+            }
+            return (Array(entries.values), monitor)
+        }
+        stopped?.stop()
+        for entry in all { entry.end(throwing: ActiveObjectError.databaseClosed) }
+    }
+}
+
+/// One running observation, as the center sees it.
+protocol ObservationEntry: AnyObject, Sendable {
+    func tablesChanged(_ tables: Set<String>)
+    func externalChange()
+    func end(throwing error: Error)
+}
+
+/// One iteration of a live query: fetches on a reader thread, in one snapshot, recording the
+/// tables the fetch reads and a fingerprint of its rows; yields results to its stream.
+///
+/// At most one fetch runs or waits at a time; changes that arrive meanwhile make it fetch
+/// once more afterwards, so intermediate states may be skipped but the last fetch always
+/// starts after the last change.
+final class Observation<Value>: ObservationEntry, @unchecked Sendable {
+    // Safety of @unchecked Sendable: the mutable state is guarded by `lock`; `fetch` is
+    // `@Sendable`; results cross to the consumer through the stream as `sending` values.
+    private let database: Database
+    private let fetch: @Sendable () throws -> sending Value
+    private let continuation: AsyncThrowingStream<Value, Error>.Continuation
+    private let lock = NSLock()
+
+    private enum Reason { case none, external, tables }
+    /// Why a fetch is wanted (tables outrank external: table changes always emit).
+    private var pending = Reason.tables
+    private var scheduled = false
+    private var ended = false
+    /// What the last fetch read (nil before the first one).
+    private var tables: Set<String>?
+    private var lastFingerprint: (value: UInt64, rows: Int)?
+
+    init(database: Database, fetch: @escaping @Sendable () throws -> sending Value,
+         continuation: AsyncThrowingStream<Value, Error>.Continuation) {
+        self.database = database
+        self.fetch = fetch
+        self.continuation = continuation
+    }
+
+    /// Registers with the center and fetches the current result.
+    func start() {
+        guard database.observations.add(self) else {
+            end(throwing: ActiveObjectError.databaseClosed)
+            return
+        }
+        continuation.onTermination = { [weak self] _ in self?.cancel() }
+        schedule()
+    }
+
+    func tablesChanged(_ changed: Set<String>) {
+        let wanted: Bool = lock.withLock {
+            guard let tables else { return true }   // the first fetch is still to come
+            return !tables.isDisjoint(with: changed)
+        }
+        if wanted { request(.tables) }
+    }
+
+    func externalChange() { request(.external) }
+
+    private func request(_ reason: Reason) {
+        let start: Bool = lock.withLock {
+            guard !ended else { return false }
+            if reason == .tables || pending == .none { pending = reason }
+            if scheduled { return false }
+            scheduled = true
+            return true
+        }
+        if start { submit() }
+    }
+
+    private func schedule() {
+        let start: Bool = lock.withLock {
+            guard !ended, !scheduled else { return false }
+            scheduled = true
+            return true
+        }
+        if start { submit() }
+    }
+
+    private func submit() {
+        if !database.readerLane.submit({ [self] in refresh() }) {
+            end(throwing: ActiveObjectError.databaseClosed)
+        }
+    }
+
+    /// One fetch, on a reader thread.
+    private func refresh() {
+        let reason: Reason = lock.withLock {
+            defer { pending = .none }
+            return ended ? .none : pending
+        }
+        guard reason != .none else {
+            lock.withLock { scheduled = false }
+            return
+        }
+        let context = ThreadContext.current
+        context.jobDatabase = database
+        defer { context.jobDatabase = nil }
+        do {
+            let (value, read, fingerprint) = try database.observedRead(fetch)
+            let emit: Bool = lock.withLock {
+                defer {
+                    tables = read
+                    lastFingerprint = fingerprint
+                }
+                guard !ended else { return false }
+                // Another process's commit emits only if the result changed.
+                return reason == .tables || lastFingerprint == nil || lastFingerprint! != fingerprint
+            }
+            if emit { continuation.yield(value) }
+        } catch {
+            end(throwing: error)
+            return
+        }
+        let again: Bool = lock.withLock {
+            if pending == .none || ended {
+                scheduled = false
+                return false
+            }
+            return true
+        }
+        if again { submit() }
+    }
+
+    /// Ends the stream with an error (database closed, a failed fetch).
+    func end(throwing error: Error) {
+        guard lock.withLock({ () -> Bool in
+            defer { ended = true }
+            return !ended
+        }) else { return }
+        database.observations.remove(self)
+        continuation.finish(throwing: error)
+    }
+
+    /// The consumer left the loop or its task was cancelled.
+    private func cancel() {
+        lock.withLock { ended = true }
+        database.observations.remove(self)
+    }
+}
+
+extension Database {
+    /// Runs an observed fetch in one read snapshot, recording the tables it reads and the
+    /// fingerprint of the rows it steps through.
+    func observedRead<T>(_ fetch: () throws -> T) throws -> (T, Set<String>, (value: UInt64, rows: Int)) {
+        try read {
+            try withReader { connection in
+                let recorder = ReadRecorder(), fingerprint = ResultFingerprint()
+                connection.readRecorder = recorder
+                connection.fingerprint = fingerprint
+                defer {
+                    connection.readRecorder = nil
+                    connection.fingerprint = nil
+                }
+                let value = try fetch()
+                return (value, recorder.tables, (fingerprint.value, fingerprint.rows))
+            }
+        }
+    }
+}
