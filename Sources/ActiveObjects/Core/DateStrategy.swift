@@ -128,30 +128,89 @@ struct CivilDate {
     }
 
     var isValid: Bool {
-        guard (1...12).contains(month), day >= 1 else { return false }
-        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-        let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        return day <= lengths[month - 1]
+        guard day >= 1 else { return false }
+        switch month {
+        case 1, 3, 5, 7, 8, 10, 12: return day <= 31
+        case 4, 6, 9, 11: return day <= 30
+        case 2:
+            let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+            return day <= (leap ? 29 : 28)
+        default: return false
+        }
     }
 }
 
-/// Parses the text forms of dates that SQLite databases contain.
+/// Parses the text forms of dates that SQLite databases contain, straight from their UTF-8
+/// bytes (the statement's own buffer when reading a row: nothing is copied first).
 enum DateText {
+    /// Parses a string (its contiguous UTF-8 storage when it has one).
+    static func parse(_ text: String) -> Date? {
+        if let date = text.utf8.withContiguousStorageIfAvailable({ parse($0) }) { return date }
+        var copy = text
+        return copy.withUTF8 { parse($0) }
+    }
+
     /// Accepts `yyyy-MM-dd`, `yyyy-MM-dd[T ]HH:mm[:ss[.fraction]][Z|±HH[:]MM|±HH]`,
     /// `yyyyMMdd` and `yyyyMMddHHmmss`. Returns nil for anything else, including impossible
     /// dates such as February 30.
-    static func parse(_ text: String) -> Date? {
-        var scanner = ByteScanner(Array(text.utf8))
+    @inline(__always)
+    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        // The two forms almost every database holds go straight through; anything else, or
+        // anything these reject, gets the general parser (which reads them identically).
+        if bytes.count == 19 || bytes.count == 23, let date = parseFixedWidth(bytes) { return date }
+        return parseGeneral(bytes)
+    }
+
+    /// `yyyy-MM-dd HH:mm:ss` (or with `T`), and the same with `.SSS`: fixed positions, one
+    /// range check for all the digits.
+    private static func parseFixedWidth(_ b: UnsafeBufferPointer<UInt8>) -> Date? {
+        let separator = b[10]
+        guard b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[13] == UInt8(ascii: ":"),
+              b[16] == UInt8(ascii: ":"),
+              separator == UInt8(ascii: " ") || separator == UInt8(ascii: "T") || separator == UInt8(ascii: "t")
+        else { return nil }
+        // Digit values; any byte that is not a digit wraps to a value above 9.
+        let y0 = b[0] &- 48, y1 = b[1] &- 48, y2 = b[2] &- 48, y3 = b[3] &- 48
+        let mo0 = b[5] &- 48, mo1 = b[6] &- 48, d0 = b[8] &- 48, d1 = b[9] &- 48
+        let h0 = b[11] &- 48, h1 = b[12] &- 48, mi0 = b[14] &- 48, mi1 = b[15] &- 48
+        let s0 = b[17] &- 48, s1 = b[18] &- 48
+        let largest = max(max(max(y0, y1), max(y2, y3)), max(max(mo0, mo1), max(d0, d1)),
+                          max(max(h0, h1), max(mi0, mi1)), max(s0, s1))
+        guard largest <= 9 else { return nil }
+        var fraction = 0.0
+        if b.count == 23 {
+            let point = b[19]
+            let f0 = b[20] &- 48, f1 = b[21] &- 48, f2 = b[22] &- 48
+            guard point == UInt8(ascii: ".") || point == UInt8(ascii: ","), max(f0, max(f1, f2)) <= 9 else {
+                return nil
+            }
+            // The general parser's arithmetic, step by step, so that both give the same Double.
+            var scale = 0.1
+            fraction += Double(f0) * scale
+            scale /= 10
+            fraction += Double(f1) * scale
+            scale /= 10
+            fraction += Double(f2) * scale
+        }
+        let civil = CivilDate(year: Int(y0) * 1000 + Int(y1) * 100 + Int(y2) * 10 + Int(y3),
+                              month: Int(mo0) * 10 + Int(mo1), day: Int(d0) * 10 + Int(d1))
+        return assemble(civil, hour: Int(h0) * 10 + Int(h1), minute: Int(mi0) * 10 + Int(mi1),
+                        second: Int(s0) * 10 + Int(s1), fraction: fraction, offsetSeconds: 0)
+    }
+
+    /// Every accepted form.
+    private static func parseGeneral(_ bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+        var scanner = ByteScanner(bytes)
         let civil: CivilDate
         var hour = 0, minute = 0, second = 0
         var fraction = 0.0
         var offsetSeconds = 0
 
-        if scanner.bytes.count >= 8, scanner.bytes.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
+        if bytes.count >= 8, bytes.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
             // Compact forms: yyyyMMdd or yyyyMMddHHmmss.
-            guard scanner.bytes.count == 8 || scanner.bytes.count == 14 else { return nil }
+            guard bytes.count == 8 || bytes.count == 14 else { return nil }
             civil = CivilDate(year: scanner.digits(4)!, month: scanner.digits(2)!, day: scanner.digits(2)!)
-            if scanner.bytes.count == 14 {
+            if bytes.count == 14 {
                 hour = scanner.digits(2)!; minute = scanner.digits(2)!; second = scanner.digits(2)!
             }
         } else {
@@ -195,7 +254,16 @@ enum DateText {
                 }
             }
         }
-        guard scanner.atEnd, civil.isValid, hour <= 23, minute <= 59, second <= 60 else { return nil }
+        guard scanner.atEnd else { return nil }
+        return assemble(civil, hour: hour, minute: minute, second: second, fraction: fraction,
+                        offsetSeconds: offsetSeconds)
+    }
+
+    /// Checks the fields (a leap second, `:60`, is accepted) and makes the date.
+    @inline(__always)
+    private static func assemble(_ civil: CivilDate, hour: Int, minute: Int, second: Int,
+                                 fraction: Double, offsetSeconds: Int) -> Date? {
+        guard civil.isValid, hour <= 23, minute <= 59, second <= 60 else { return nil }
         let whole = Double(civil.daysSince1970 * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds)
         return Date(timeIntervalSince1970: whole + fraction)
     }
@@ -203,9 +271,9 @@ enum DateText {
 
 /// A cursor over ASCII bytes for the date parser.
 private struct ByteScanner {
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     var atEnd: Bool { index == bytes.count }
 
