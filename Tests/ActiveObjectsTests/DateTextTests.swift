@@ -98,6 +98,22 @@ import Testing
         }
     }
 
+    @Test func everyByteAtEveryPositionOfTheFixedWidthForms() {
+        // Any byte value in any position of the two fast forms: the same verdict as before.
+        for text in ["2014-09-23 10:11:12", "2014-09-23T10:11:12.125", "2000-02-29 23:59:60", "0000-01-01 00:00:00"] {
+            let bytes = Array(text.utf8)
+            for position in bytes.indices {
+                for value in 0...255 {
+                    var changed = bytes
+                    changed[position] = UInt8(value)
+                    let expected = LegacyDateText.parse(bytes: changed)
+                    let actual = changed.withUnsafeBufferPointer { DateText.parse($0) }
+                    #expect(Self.bitPattern(actual) == Self.bitPattern(expected), "\(changed)")
+                }
+            }
+        }
+    }
+
     @Test func knownValues() throws {
         let reference = Date(timeIntervalSince1970: 1_411_467_072)   // 2014-09-23 10:11:12 UTC
         #expect(Self.expectSameAsLegacy("2014-09-23 10:11:12") == reference)
@@ -119,8 +135,10 @@ import Testing
 // MARK: - The parser as it was before it read bytes in place (kept verbatim as the reference)
 
 private enum LegacyDateText {
-    static func parse(_ text: String) -> Date? {
-        var scanner = LegacyByteScanner(Array(text.utf8))
+    static func parse(_ text: String) -> Date? { parse(bytes: Array(text.utf8)) }
+
+    static func parse(bytes: [UInt8]) -> Date? {
+        var scanner = LegacyByteScanner(bytes)
         let civil: CivilDate
         var hour = 0, minute = 0, second = 0
         var fraction = 0.0

@@ -41,9 +41,12 @@ extension Decimal {
             let width = ulp * scale
             if width >= 0.25 { return nil }
             let scaled = magnitude * scale
-            let rounded = scaled.rounded()
+            // The nearest integer, halves away from zero like `rounded()`, without a libm call:
+            // scaled < width × 2^53 < 2^51 here, so adding 0.5 is exact.
+            let integer = UInt64(scaled + 0.5)
+            let rounded = Double(integer)
             if (scaled - rounded).magnitude <= width * 2, rounded / scale == magnitude {
-                return Decimal(sign: real.sign, exponent: -k, significand: Decimal(UInt64(rounded)))
+                return Decimal(sign: real.sign, exponent: -k, significand: Decimal(integer))
             }
             scale *= 10
             k += 1
