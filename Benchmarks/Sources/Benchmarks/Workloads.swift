@@ -14,7 +14,7 @@ struct Sizes {
     /// Rows of the Northwind `Orders` table, and timed rounds of its fetches (shorter than the
     /// others: more rounds for a stable median).
     var northwindRows = NorthwindData.rowCount
-    var northwindRounds = 30
+    var northwindRounds = 50
     /// Timed rounds of the date-parser micro-benchmark.
     var dateParseRounds = 10
 
