@@ -94,12 +94,14 @@ func run(_ arguments: [String]) throws {
     }
 
     if !memoryOnly {
-        print("")
-        print("Medians, and ratio to \(referenceName) (rows: insert \(sizes.insertCount), table \(sizes.tableRows), lookups \(sizes.lookups)):")
-        print("")
-        report.printRatioTable(reference: referenceName, subject: subjectName)
-        print("")
-        print("northwind: \(sizes.northwindRows) Orders rows × 14 columns, model as activeobjects-gen writes it (Date?, Decimal?); northwind-text: dates String?, freight Double?.")
+        if !report.workloads.isEmpty {
+            print("")
+            print("Medians, and ratio to \(referenceName) (rows: insert \(sizes.insertCount), table \(sizes.tableRows), lookups \(sizes.lookups)):")
+            print("")
+            report.printRatioTable(reference: referenceName, subject: subjectName)
+            print("")
+            print("northwind: \(sizes.northwindRows) Orders rows × 14 columns, model as activeobjects-gen writes it (Date?, Decimal?); northwind-text: dates String?, freight Double?.")
+        }
         if !timed.dateParsing.isEmpty {
             print("")
             print("Date parsing alone (medians of \(sizes.dateParseRounds) rounds):")
