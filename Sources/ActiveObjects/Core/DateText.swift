@@ -21,7 +21,9 @@ struct CivilDate {
     }
 
     var daysSince1970: Int {
-        if year >= 0, (1...12).contains(month), day >= 0 { return Self.daysSince1970(year: year, month: month, day: day) }
+        if year >= 0, (1...12).contains(month) {
+            return Self.daysSince1970(year: year, month: month, day: day)
+        }
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
