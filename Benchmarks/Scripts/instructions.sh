@@ -4,22 +4,24 @@
 #
 #   Benchmarks/Scripts/instructions.sh [WORKLOADS] [CONTENDERS]
 #   Benchmarks/Scripts/instructions.sh insert,fetch-all,find-id,each raw-C,ActiveObjects
+#   Benchmarks/Scripts/instructions.sh northwind,northwind-text raw-C,ActiveObjects
 #
 # Needs a release build: swift build -c release --package-path Benchmarks
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 binary="$here/.build/release/Benchmarks"
-workloads="${1:-insert,fetch-all,find-id,each}"
+workloads="${1:-insert,fetch-all,find-id,each,northwind,northwind-text}"
 contenders="${2:-raw-C,ActiveObjects,GRDB-Codable,GRDB-hand}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-# --quick sizes: insert 5,000 objects; table 10,000 rows; 2,000 lookups.
-declare -A rows=([insert]=5000 [fetch-all]=10000 [find-id]=2000 [each]=10000)
-declare -A method=([insert]='Contender.insert' [fetch-all]='Contender.fetchAll' [find-id]='Contender.find' [each]='Contender.each')
+# --quick sizes: insert 5,000 objects; table 10,000 rows; 2,000 lookups; 2,000 Northwind orders.
+declare -A rows=([insert]=5000 [fetch-all]=10000 [find-id]=2000 [each]=10000 [northwind]=2000 [northwind-text]=2000)
+declare -A method=([insert]='Contender.insert' [fetch-all]='Contender.fetchAll' [find-id]='Contender.find'
+                   [each]='Contender.each' [northwind]='Contender.fetchOrders()' [northwind-text]='Contender.fetchOrdersAsText')
 for w in ${workloads//,/ }; do
   for c in ${contenders//,/ }; do
     valgrind --tool=callgrind --callgrind-out-file="$out/cg" "$binary" --quick --no-memory \
-      --only "$w" --contenders "$c" --rounds 1 --warmups 0 >/dev/null 2>&1
+      --only "$w" --contenders "$c" --rounds 1 --warmups 0 --no-svg >/dev/null 2>&1
     total=$(callgrind_annotate --inclusive=yes "$out/cg" 2>/dev/null | swift-demangle --simplified \
       | grep "protocol witness for ${method[$w]}" | head -1 | awk '{gsub(",","",$1); print $1}')
     printf 'INSTR %-10s %-14s %10.0f instructions/row\n' "$w" "$c" "$(echo "$total / ${rows[$w]}" | bc -l)"

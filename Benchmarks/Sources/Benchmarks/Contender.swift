@@ -1,6 +1,7 @@
 // What every contender implements, and the data they all work on.
 
-/// One library under test, with its own on-disk WAL database holding the table `item`.
+/// One library under test, with its own on-disk WAL database holding the tables `item` and
+/// `Orders`.
 ///
 /// Each method returns a checksum of what it read or wrote (the same for every contender on
 /// the same data), which the runner compares, so that no contender can skip work.
@@ -19,6 +20,13 @@ protocol Contender: AnyObject {
     func each() throws -> Int
     /// Streams every row as an object by pulling from a cursor.
     func cursor() throws -> Int
+    /// Fetches every row of `Orders` as objects whose dates are `Date?` and freight `Decimal?`
+    /// (the model `activeobjects-gen` writes for the table).
+    func fetchOrders() throws -> Int
+    /// Fetches every row of `Orders` as objects whose dates are `String?` and freight `Double?`.
+    func fetchOrdersAsText() throws -> Int
+    /// Every row of `Orders` as field texts (untimed: to check that all contenders read the same).
+    func orderFields(text: Bool) throws -> [[String]]
     /// Releases the database.
     func close() throws
 }

@@ -13,12 +13,18 @@ import GRDB
 
 /// What the generic GRDB contender needs from its record type.
 protocol BenchRecord: FetchableRecord, MutablePersistableRecord {
+    /// The `Orders` record of the same kind, with `Date?` dates and `Decimal?` freight.
+    associatedtype Order: OrderRecord
+    /// The `Orders` record of the same kind, with `String?` dates and `Double?` freight.
+    associatedtype OrderText: OrderRecord
     init(seed: ItemSeed)
     var checksum: Int { get }
     var id: Int64? { get }
 }
 
 struct CodableItem: Codable, BenchRecord {
+    typealias Order = CodableOrder
+    typealias OrderText = CodableOrderText
     static let databaseTableName = "item"
     var id: Int64?
     var intA: Int
@@ -48,6 +54,8 @@ struct CodableItem: Codable, BenchRecord {
 }
 
 struct HandItem: BenchRecord {
+    typealias Order = HandOrder
+    typealias OrderText = HandOrderText
     static let databaseTableName = "item"
     var id: Int64?
     var intA: Int
@@ -107,7 +115,7 @@ struct HandItem: BenchRecord {
 
 final class GRDBContender<Record: BenchRecord>: Contender {
     let name: String
-    private let queue: DatabaseQueue
+    let queue: DatabaseQueue
 
     init(name: String, path: String) throws {
         self.name = name

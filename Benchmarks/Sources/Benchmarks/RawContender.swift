@@ -84,6 +84,7 @@ final class RawContender: Contender {
     private let insertStatement: OpaquePointer
     private let selectAllStatement: OpaquePointer
     private let findStatement: OpaquePointer
+    private let ordersStatement: OpaquePointer
 
     static let insertSQL = """
         INSERT INTO item (intA, intB, intC, realA, realB, textA, textB, textC, note, active) \
@@ -96,12 +97,14 @@ final class RawContender: Contender {
         insertStatement = try connection.prepare(Self.insertSQL)
         selectAllStatement = try connection.prepare(Self.selectSQL)
         findStatement = try connection.prepare(Self.selectSQL + " WHERE id = ?")
+        ordersStatement = try connection.prepare(selectOrdersSQL)
     }
 
     func close() throws {
         sqlite3_finalize(insertStatement)
         sqlite3_finalize(selectAllStatement)
         sqlite3_finalize(findStatement)
+        sqlite3_finalize(ordersStatement)
         connection.close()
     }
 
@@ -230,6 +233,21 @@ final class RawContender: Contender {
             guard code == SQLITE_ROW else { throw connection.error("each") }
             body(Self.read(s))
         }
+    }
+
+    func fetchOrders() throws -> Int {
+        let orders = try RawOrderReading.fetchAll(ordersStatement, connection, RawOrderReading.order)
+        return orders.reduce(0) { $0 &+ $1.checksum }
+    }
+
+    func fetchOrdersAsText() throws -> Int {
+        let orders = try RawOrderReading.fetchAll(ordersStatement, connection, RawOrderReading.orderText)
+        return orders.reduce(0) { $0 &+ $1.checksum }
+    }
+
+    func orderFields(text: Bool) throws -> [[String]] {
+        text ? try RawOrderReading.fetchAll(ordersStatement, connection, RawOrderReading.orderText).map(\.fields)
+            : try RawOrderReading.fetchAll(ordersStatement, connection, RawOrderReading.order).map(\.fields)
     }
 
     func each() throws -> Int {

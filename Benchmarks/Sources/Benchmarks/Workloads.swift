@@ -11,14 +11,24 @@ struct Sizes {
     var rounds = 10
     var warmups = 1
     var memoryRounds = 3
+    /// Rows of the Northwind `Orders` table, and timed rounds of its fetches (shorter than the
+    /// others: more rounds for a stable median).
+    var northwindRows = NorthwindData.rowCount
+    var northwindRounds = 50
+    /// Timed rounds of the date-parser micro-benchmark.
+    var dateParseRounds = 10
 
     /// Only these workloads / contenders (for profiling one of them); nil = all.
     var onlyWorkloads: Set<String>?
     var onlyContenders: Set<String>?
 
+    /// Whether the workload runs in this run.
+    func wants(_ workload: String) -> Bool { onlyWorkloads?.contains(workload) ?? true }
+
     static let full = Sizes()
     static let quick = Sizes(insertCount: 5_000, tableRows: 10_000, lookups: 2_000, memoryRows: 100_000,
-                             rounds: 3, warmups: 1, memoryRounds: 1)
+                             rounds: 3, warmups: 1, memoryRounds: 1, northwindRows: 2_000, northwindRounds: 3,
+                             dateParseRounds: 2)
 }
 
 /// Contender names, in the order of the report's columns. The first is the reference.
@@ -36,11 +46,12 @@ func makeContender(_ name: String, path: String) throws -> Contender {
     }
 }
 
-/// Creates the table in a new database file (with a connection of its own, closed after).
+/// Creates the tables in a new database file (with a connection of its own, closed after).
 func createDatabase(at path: String) throws {
     let connection = try RawConnection(path: path)
     defer { connection.close() }
     try connection.execute(createItemTableSQL)
+    try connection.execute(createOrdersTableSQL)
 }
 
 /// Empties the table, writes `count` seeded rows and checkpoints, so that every contender
@@ -58,13 +69,14 @@ func populateDatabase(at path: String, count: Int, seed: UInt64) throws {
 /// Runs one workload: warm-up rounds, then timed rounds; in each round every contender runs
 /// once, the starting contender rotating from round to round. `prepare` is not timed.
 /// Every run's checksum must equal the first one.
-func runWorkload(_ workload: String, contenders: [Contender], sizes: Sizes, report: inout Report,
+func runWorkload(_ workload: String, contenders: [Contender], sizes: Sizes, rounds: Int? = nil,
+                 report: inout Report,
                  prepare: (Contender) throws -> Void = { _ in },
                  body: (Contender) throws -> Int) throws {
     if let only = sizes.onlyWorkloads, !only.contains(workload) { return }
     for contender in contenders { report.register(workload, contender.name) }
     var expected: Int?
-    for round in 0..<(sizes.warmups + sizes.rounds) {
+    for round in 0..<(sizes.warmups + (rounds ?? sizes.rounds)) {
         for k in contenders.indices {
             let contender = contenders[(k + round) % contenders.count]
             try prepare(contender)
@@ -79,7 +91,14 @@ func runWorkload(_ workload: String, contenders: [Contender], sizes: Sizes, repo
     log("  \(workload): done")
 }
 
-func runTimedWorkloads(sizes: Sizes, directory: URL) throws -> Report {
+/// What the timed part of a run measured.
+struct TimedResults {
+    var report = Report()
+    var dateParsing: [DateParseResult] = []
+    var dateStrings = 0
+}
+
+func runTimedWorkloads(sizes: Sizes, directory: URL) throws -> TimedResults {
     // The same data for every contender, generated before anything is timed.
     var rng = SplitMix64(seed: 0xA0B1_C2D3)
     let insertSeeds = (0..<sizes.insertCount).map { _ in ItemSeed.make(using: &rng) }
@@ -97,9 +116,23 @@ func runTimedWorkloads(sizes: Sizes, directory: URL) throws -> Report {
     defer { for contender in contenders { try? contender.close() } }
 
     var report = Report()
+    var results = TimedResults()
+
+    // The Northwind table, the same rows in every database; then a check, untimed, that every
+    // contender reads the same values from it.
+    let orders = NorthwindData.orders(count: sizes.northwindRows)
+    if sizes.wants("northwind") || sizes.wants("northwind-text") {
+        log("populating \(orders.count) Northwind orders per database")
+        for name in names {
+            let connection = try RawConnection(path: paths[name]!)
+            defer { connection.close() }
+            try connection.populateOrders(orders)
+        }
+        try checkOrderFields(contenders: contenders, count: orders.count)
+    }
 
     // (1) insert: objects created and saved one by one, in one transaction.
-    log("insert \(sizes.insertCount) objects, one transaction")
+    if sizes.wants("insert") { log("insert \(sizes.insertCount) objects, one transaction") }
     try runWorkload("insert", contenders: contenders, sizes: sizes, report: &report,
                     prepare: { contender in
                         try contender.execute("DELETE FROM item")
@@ -108,22 +141,83 @@ func runTimedWorkloads(sizes: Sizes, directory: URL) throws -> Report {
                     body: { try $0.insert(insertSeeds) })
 
     // The read workloads share one populated table per contender.
-    log("populating \(sizes.tableRows) rows per database")
-    for name in names { try populateDatabase(at: paths[name]!, count: sizes.tableRows, seed: 0x5EED) }
+    if ["fetch-all", "find-id", "each"].contains(where: sizes.wants) {
+        log("populating \(sizes.tableRows) rows per database")
+        for name in names { try populateDatabase(at: paths[name]!, count: sizes.tableRows, seed: 0x5EED) }
+    }
 
     // (2) fetch all rows as objects, into an array.
-    log("fetch all \(sizes.tableRows) rows as objects")
+    if sizes.wants("fetch-all") { log("fetch all \(sizes.tableRows) rows as objects") }
     try runWorkload("fetch-all", contenders: contenders, sizes: sizes, report: &report) { try $0.fetchAll() }
 
     // (3) find(id:) for random ids (the same ids, in the same order, for everyone).
-    log("find(id:) for \(sizes.lookups) random ids")
+    if sizes.wants("find-id") { log("find(id:) for \(sizes.lookups) random ids") }
     try runWorkload("find-id", contenders: contenders, sizes: sizes, report: &report) { try $0.find(ids: ids) }
 
     // (4) stream every row through a closure.
-    log("each over \(sizes.tableRows) rows")
+    if sizes.wants("each") { log("each over \(sizes.tableRows) rows") }
     try runWorkload("each", contenders: contenders, sizes: sizes, report: &report) { try $0.each() }
 
-    return report
+    // (5) the public yardstick: every Northwind order as an object, with the model
+    // `activeobjects-gen` writes (Date?, Decimal?), then with dates as text (String?, Double?).
+    if sizes.wants("northwind") {
+        log("Northwind: fetch all \(orders.count) orders, Date? and Decimal? (\(sizes.northwindRounds) rounds)")
+    }
+    try runWorkload("northwind", contenders: contenders, sizes: sizes, rounds: sizes.northwindRounds,
+                    report: &report) { try $0.fetchOrders() }
+    if sizes.wants("northwind-text") { log("Northwind: fetch all \(orders.count) orders, String? and Double?") }
+    try runWorkload("northwind-text", contenders: contenders, sizes: sizes, rounds: sizes.northwindRounds,
+                    report: &report) { try $0.fetchOrdersAsText() }
+
+    // (6) the date parser alone, on the orders' dates.
+    if sizes.wants("date-parse") {
+        log("date parsing: \(orders.count) strings, \(sizes.dateParseRounds) rounds")
+        results.dateStrings = orders.count
+        results.dateParsing = try runDateParseBenchmark(strings: orders.map(\.orderDate), sizes: sizes)
+    }
+
+    results.report = report
+    return results
+}
+
+/// Checks, untimed, that every contender reads the same `Orders` values as the first one (the C
+/// reference), in both variants. GRDB reads REAL into `Decimal` through `Decimal(Double)`, whose
+/// digits differ from the stored value's for some amounts (0.07 reads as 0.07000000000000001024):
+/// those are counted and reported, not refused.
+func checkOrderFields(contenders: [Contender], count: Int) throws {
+    guard let reference = contenders.first else { return }
+    for text in [false, true] {
+        let expected = try reference.orderFields(text: text)
+        guard expected.count == count else {
+            throw BenchError("Orders: \(reference.name) read \(expected.count) rows, expected \(count)")
+        }
+        for contender in contenders.dropFirst() {
+            let actual = try contender.orderFields(text: text)
+            guard actual.count == expected.count else {
+                throw BenchError("Orders: \(contender.name) read \(actual.count) rows, \(reference.name) \(expected.count)")
+            }
+            var inexact = 0
+            for (mine, theirs) in zip(actual, expected) where mine != theirs {
+                if contender.name.hasPrefix("GRDB"), !text, differOnlyInFreightBelowACent(mine, theirs) {
+                    inexact += 1
+                    continue
+                }
+                throw BenchError("Orders: \(contender.name) read \(mine), \(reference.name) read \(theirs)")
+            }
+            if inexact > 0 {
+                log("  note: \(contender.name) reads \(inexact) of \(count) freights as a Decimal other than the stored amount (Decimal(Double))")
+            }
+        }
+    }
+    log("  Orders: every contender read the same values (but for the freights noted)")
+}
+
+private func differOnlyInFreightBelowACent(_ a: [String], _ b: [String]) -> Bool {
+    let freight = 7
+    guard a.count == b.count, a.indices.allSatisfy({ $0 == freight || a[$0] == b[$0] }),
+          a[freight].hasPrefix("decimal:"), b[freight].hasPrefix("decimal:"),
+          let x = Double(a[freight].dropFirst(8)), let y = Double(b[freight].dropFirst(8)) else { return false }
+    return abs(x - y) < 0.000_001
 }
 
 // MARK: Memory, in separate processes

@@ -3,13 +3,21 @@ import Foundation
 // ActiveObjects benchmarks.
 //
 //   Benchmarks [--quick] [--rounds N] [--no-memory]   timed workloads, then the memory walks
-//              [--only insert,fetch-all,find-id,each] [--contenders raw-C,ActiveObjects,…]
-//              [--warmups N]                         (subsets, e.g. to profile one contender)
+//              [--only insert,fetch-all,find-id,each,northwind,northwind-text,date-parse]
+//              [--contenders raw-C,ActiveObjects,…] [--warmups N]   (subsets, e.g. to profile)
+//              [--svg PATH | --no-svg]               the ratio chart (default: Benchmarks/results.svg,
+//                                                    written by full runs only)
 //   Benchmarks [--quick] memory                        the memory walks only
 //   Benchmarks memory-child PATH CONTENDER each|cursor ROUNDS   (internal: one memory walk)
 //
 // stdout: one `BENCH <workload> <contender> <median_ms>` line per measurement, one
-// `PEAKRSS …` line per memory walk, then markdown tables. Progress goes to stderr.
+// `DATEPARSE <parser> <ns_per_string>` line per date parser, one `PEAKRSS …` line per memory
+// walk, then markdown tables. Progress goes to stderr.
+
+/// Where the chart goes by default: `results.svg` next to this package's Package.swift.
+let defaultChartPath = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("results.svg").path
 
 func run(_ arguments: [String]) throws {
     if arguments.first == "memory-child" {
@@ -23,6 +31,8 @@ func run(_ arguments: [String]) throws {
     var sizes = Sizes.full
     var memoryOnly = false
     var withMemory = true
+    var chartPath: String?
+    var noChart = false
     var index = 0
     while index < arguments.count {
         switch arguments[index] {
@@ -35,6 +45,8 @@ func run(_ arguments: [String]) throws {
                 throw BenchError("--rounds needs a positive number")
             }
             sizes.rounds = rounds
+            sizes.northwindRounds = rounds
+            sizes.dateParseRounds = rounds
         case "--only", "--contenders":
             index += 1
             guard index < arguments.count else { throw BenchError("\(arguments[index - 1]) needs a list") }
@@ -46,8 +58,13 @@ func run(_ arguments: [String]) throws {
                 throw BenchError("--warmups needs a number")
             }
             sizes.warmups = warmups
+        case "--svg":
+            index += 1
+            guard index < arguments.count else { throw BenchError("--svg needs a path") }
+            chartPath = arguments[index]
+        case "--no-svg": noChart = true
         case let other:
-            throw BenchError("unknown argument \(other); usage: Benchmarks [--quick] [--rounds N] [--warmups N] [--only W,…] [--contenders C,…] [--no-memory] [memory]")
+            throw BenchError("unknown argument \(other); usage: Benchmarks [--quick] [--rounds N] [--warmups N] [--only W,…] [--contenders C,…] [--no-memory] [--svg PATH | --no-svg] [memory]")
         }
         index += 1
     }
@@ -61,22 +78,48 @@ func run(_ arguments: [String]) throws {
     log("warning: a debug build; run with `swift run -c release --package-path Benchmarks`")
     #endif
     let started = monotonicNanoseconds()
-    var report = Report()
+    var timed = TimedResults()
     if !memoryOnly {
-        log("rounds: \(sizes.warmups) warm-up + \(sizes.rounds) timed; medians reported")
-        report = try runTimedWorkloads(sizes: sizes, directory: directory)
-        report.printBenchLines()
+        log("rounds: \(sizes.warmups) warm-up + \(sizes.rounds) timed (Northwind \(sizes.northwindRounds)); medians reported")
+        timed = try runTimedWorkloads(sizes: sizes, directory: directory)
+        timed.report.printBenchLines()
+        for result in timed.dateParsing {
+            print("DATEPARSE \(result.name.replacingOccurrences(of: " ", with: "_")) \(format(result.nanosecondsPerString, decimals: 1))")
+        }
     }
+    let report = timed.report
     var memory: [MemoryResult] = []
     if withMemory || memoryOnly {
         memory = try runMemoryWorkloads(sizes: sizes, directory: directory)
     }
 
     if !memoryOnly {
-        print("")
-        print("Medians, and ratio to \(referenceName) (rows: insert \(sizes.insertCount), table \(sizes.tableRows), lookups \(sizes.lookups)):")
-        print("")
-        report.printRatioTable(reference: referenceName, subject: subjectName)
+        if !report.workloads.isEmpty {
+            print("")
+            print("Medians, and ratio to \(referenceName) (rows: insert \(sizes.insertCount), table \(sizes.tableRows), lookups \(sizes.lookups)):")
+            print("")
+            report.printRatioTable(reference: referenceName, subject: subjectName)
+            print("")
+            print("northwind: \(sizes.northwindRows) Orders rows × 14 columns, model as activeobjects-gen writes it (Date?, Decimal?); northwind-text: dates String?, freight Double?.")
+        }
+        if !timed.dateParsing.isEmpty {
+            print("")
+            print("Date parsing alone (medians of \(sizes.dateParseRounds) rounds):")
+            print("")
+            printDateParseTable(timed.dateParsing, count: timed.dateStrings)
+        }
+        // The chart: by default only from a full run, so that a quick look does not replace it.
+        let isFullRun = sizes.insertCount == Sizes.full.insertCount && sizes.onlyWorkloads == nil
+            && sizes.onlyContenders == nil
+        if !noChart, let path = chartPath ?? (isFullRun ? defaultChartPath : nil), !report.workloads.isEmpty {
+            let chart = RatioChart(
+                report: report, reference: referenceName, subject: subjectName, targets: ratioTargets,
+                captions: chartCaptions(sizes),
+                title: "ActiveObjects vs hand-written C and GRDB: time relative to C",
+                subtitle: "swift run -c release --package-path Benchmarks · medians, contenders alternating · \(runDescription())")
+            try Data(chart.svg().utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+            log("chart written to \(path)")
+        }
     }
     if !memory.isEmpty {
         print("")
@@ -85,6 +128,38 @@ func run(_ arguments: [String]) throws {
         printMemoryTable(memory)
     }
     log("total \(format(Double(monotonicNanoseconds() - started) / 1e9, decimals: 1)) s")
+}
+
+/// The caption under each workload of the chart.
+func chartCaptions(_ sizes: Sizes) -> [String: String] {
+    func thousands(_ n: Int) -> String {
+        let formatter = NumberFormatter()
+        formatter.numberStyle = .decimal
+        formatter.locale = Locale(identifier: "en_US")
+        return formatter.string(from: NSNumber(value: n)) ?? String(n)
+    }
+    return [
+        "insert": "\(thousands(sizes.insertCount)) saves\nin 1 transaction",
+        "fetch-all": "\(thousands(sizes.tableRows)) rows\ninto an array",
+        "find-id": "\(thousands(sizes.lookups))\nfind(id:)",
+        "each": "\(thousands(sizes.tableRows)) rows\nthrough a closure",
+        "northwind": "\(thousands(sizes.northwindRows)) orders\nDate? Decimal?",
+        "northwind-text": "\(thousands(sizes.northwindRows)) orders\nString? Double?",
+    ]
+}
+
+/// The date, machine and SQLite version of this run, for the chart.
+func runDescription() -> String {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.dateFormat = "yyyy-MM-dd"
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    #if os(Linux)
+    let system = "Linux"
+    #else
+    let system = "macOS"
+    #endif
+    return "\(formatter.string(from: Date())) · \(cores)-core \(system) · SQLite \(sqliteVersion())"
 }
 
 do {

@@ -55,20 +55,15 @@ extension Decimal: ColumnValue {
         if isNaN { throw ColumnValueError("a NaN Decimal cannot be stored") }
         return .text(description)
     }
-    /// Accepts decimal text (digits, sign, point, exponent), INTEGER, or REAL (through its
-    /// shortest decimal text).
+    /// Accepts decimal text (`-12.50`, `.5`, `1e-3`: an optional sign, digits with at most one
+    /// point, an optional exponent, nothing else), INTEGER, or REAL (the decimal of its shortest
+    /// round-trip digits: `0.1` reads as 0.1).
     public static func fromDatabaseValue(_ value: DatabaseValue, in context: ValueContext) -> Decimal? {
         switch value {
         case .integer(let int): return Decimal(int)
-        case .real(let real): return real.isFinite ? Decimal(string: String(real), locale: posix) : nil
-        case .text(let text):
-            guard !text.isEmpty, text.utf8.allSatisfy({ decimalCharacters.contains($0) }),
-                  text.utf8.contains(where: { $0 >= 48 && $0 <= 57 }) else { return nil }
-            return Decimal(string: text, locale: posix)
+        case .real(let real): return Decimal.shortestDigits(of: real)
+        case .text(let text): return Decimal.parse(text)
         case .null, .blob: return nil
         }
     }
-
-    private static let decimalCharacters = Set("0123456789+-.eE".utf8)
-    private static let posix = Locale(identifier: "en_US_POSIX")
 }

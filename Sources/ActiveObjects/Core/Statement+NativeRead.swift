@@ -4,8 +4,9 @@ import Foundation
 /// The Swift types that a statement can write straight into memory, for the hot loop that
 /// fills fetched objects: no ``DatabaseValue`` in between, one column lookup per value.
 enum NativeType {
-    case none, int, int64, double, string, bool, data
+    case none, int, int64, double, string, bool, data, date, decimal
     case optionalInt, optionalInt64, optionalDouble, optionalString, optionalBool, optionalData
+    case optionalDate, optionalDecimal
 
     /// The native type for a Swift type, or `.none` (read through ``ColumnValue`` instead).
     init(_ type: Any.Type) {
@@ -16,12 +17,16 @@ enum NativeType {
         case ObjectIdentifier(String.self): self = .string
         case ObjectIdentifier(Bool.self): self = .bool
         case ObjectIdentifier(Data.self): self = .data
+        case ObjectIdentifier(Date.self): self = .date
+        case ObjectIdentifier(Decimal.self): self = .decimal
         case ObjectIdentifier(Int?.self): self = .optionalInt
         case ObjectIdentifier(Int64?.self): self = .optionalInt64
         case ObjectIdentifier(Double?.self): self = .optionalDouble
         case ObjectIdentifier(String?.self): self = .optionalString
         case ObjectIdentifier(Bool?.self): self = .optionalBool
         case ObjectIdentifier(Data?.self): self = .optionalData
+        case ObjectIdentifier(Date?.self): self = .optionalDate
+        case ObjectIdentifier(Decimal?.self): self = .optionalDecimal
         default: self = .none
         }
     }
@@ -32,6 +37,11 @@ extension Statement {
     /// value has exactly the matching storage class (or is NULL, for an optional). Returns false,
     /// having written nothing, in every other case: the caller then converts through
     /// ``value(at:)`` and ``ColumnValue``, which also reports mismatches.
+    ///
+    /// Dates are read here only from TEXT (parsed from SQLite's own bytes, whatever the date
+    /// strategy: every strategy reads text the same way); numbers stored as dates depend on the
+    /// strategy and take the general path. Decimals are read from INTEGER, REAL and TEXT with
+    /// the conversions ``Decimal/fromDatabaseValue(_:in:)`` uses.
     ///
     /// Uses `sqlite3_column_value` and the `sqlite3_value_*` readers: one column lookup per
     /// value instead of one per call (<https://www.sqlite.org/c3ref/column_blob.html>). The
@@ -83,6 +93,30 @@ extension Statement {
         case (.optionalString, SQLITE_NULL): pointer.assumingMemoryBound(to: String?.self).pointee = nil
         case (.optionalBool, SQLITE_NULL): pointer.assumingMemoryBound(to: Bool?.self).pointee = nil
         case (.optionalData, SQLITE_NULL): pointer.assumingMemoryBound(to: Data?.self).pointee = nil
+        case (.date, SQLITE_TEXT):
+            guard let date = Self.date(of: value) else { return false }
+            pointer.assumingMemoryBound(to: Date.self).pointee = date
+        case (.optionalDate, SQLITE_TEXT):
+            guard let date = Self.date(of: value) else { return false }
+            pointer.assumingMemoryBound(to: Date?.self).pointee = date
+        case (.optionalDate, SQLITE_NULL): pointer.assumingMemoryBound(to: Date?.self).pointee = nil
+        case (.decimal, SQLITE_FLOAT):
+            guard let decimal = Decimal.shortestDigits(of: sqlite3_value_double(value)) else { return false }
+            pointer.assumingMemoryBound(to: Decimal.self).pointee = decimal
+        case (.optionalDecimal, SQLITE_FLOAT):
+            guard let decimal = Decimal.shortestDigits(of: sqlite3_value_double(value)) else { return false }
+            pointer.assumingMemoryBound(to: Decimal?.self).pointee = decimal
+        case (.decimal, SQLITE_INTEGER):
+            pointer.assumingMemoryBound(to: Decimal.self).pointee = Decimal(sqlite3_value_int64(value))
+        case (.optionalDecimal, SQLITE_INTEGER):
+            pointer.assumingMemoryBound(to: Decimal?.self).pointee = Decimal(sqlite3_value_int64(value))
+        case (.decimal, SQLITE_TEXT):
+            guard let decimal = Self.decimal(of: value) else { return false }
+            pointer.assumingMemoryBound(to: Decimal.self).pointee = decimal
+        case (.optionalDecimal, SQLITE_TEXT):
+            guard let decimal = Self.decimal(of: value) else { return false }
+            pointer.assumingMemoryBound(to: Decimal?.self).pointee = decimal
+        case (.optionalDecimal, SQLITE_NULL): pointer.assumingMemoryBound(to: Decimal?.self).pointee = nil
         default:
             return false
         }
@@ -95,6 +129,22 @@ extension Statement {
         guard let text = sqlite3_value_text(value) else { return "" }
         let count = Int(sqlite3_value_bytes(value))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    /// The date a TEXT value spells, parsed in place; nil when it is not a date.
+    @inline(__always)
+    private static func date(of value: OpaquePointer) -> Date? {
+        guard let text = sqlite3_value_text(value) else { return nil }
+        let count = Int(sqlite3_value_bytes(value))
+        return DateText.parse(UnsafeBufferPointer(start: text, count: count))
+    }
+
+    /// The decimal a TEXT value spells, parsed in place; nil when it is not a decimal.
+    @inline(__always)
+    private static func decimal(of value: OpaquePointer) -> Decimal? {
+        guard let text = sqlite3_value_text(value) else { return nil }
+        let count = Int(sqlite3_value_bytes(value))
+        return Decimal.parse(UnsafeBufferPointer(start: text, count: count))
     }
 
     @inline(__always)

@@ -82,7 +82,7 @@ class ColumnAccessor {
         case .optionalDouble:
             guard let real = pointer.assumingMemoryBound(to: Double?.self).pointee else { return .null }
             if !real.isNaN { return .real(real) }
-        case .none:
+        case .none, .date, .optionalDate, .decimal, .optionalDecimal:
             break
         }
         return try encodeSlowly(from: pointer, context: context)
