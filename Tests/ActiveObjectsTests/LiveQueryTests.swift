@@ -53,10 +53,12 @@ final class LiveProbe<Element: Sendable>: @unchecked Sendable {
 
     /// Waits until `count` elements arrived (or the timeout passes).
     @discardableResult
-    func waitFor(count: Int, timeout: Double = 10) async -> Bool {
+    func waitFor(count: Int, timeout: Double = 10, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if lock.withLock({ received.count >= count }) { return true }
+            if let error { Issue.record("the sequence ended with \(error)", sourceLocation: sourceLocation) }
+            if isFinished { return false }
             try? await Task.sleep(nanoseconds: 2_000_000)
         }
         return false
