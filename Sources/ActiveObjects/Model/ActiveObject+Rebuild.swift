@@ -43,8 +43,8 @@ extension ActiveRecord where Self: ActiveObject {
 
     private static func rebuild(schema: ModelSchema, shape: TableShape, context: ValueContext, connection: Connection) throws {
         let temporary = "_activeobjects_rebuild_\(schema.tableName)"
-        let ddl = try SchemaDDL(schema: schema, context: context, tableName: temporary,
-                                autoIncrement: shape.isAutoIncrement)
+        let ddl = try SchemaDDL(schema: schema, context: context, textEncoding: SQLLiteral.TextEncoding(connection),
+                                tableName: temporary, autoIncrement: shape.isAutoIncrement)
         try connection.execute("DROP TABLE IF EXISTS \(SQLIdentifier.quote(temporary))")
         try connection.execute(ddl.createTableSQL)
 

@@ -329,8 +329,14 @@ public struct Query<Model: ActiveObject> {
         try typed(aggregate("max") { try $0.slot(for: column) }, as: V.self)
     }
 
-    /// The mean of a numeric column (NULLs ignored), or nil when no row matches.
-    public func average<V>(_ column: KeyPath<Model, ColumnReference<V>>) throws -> Double? {
+    /// The mean of a numeric column, or nil when no row matches. Only numeric columns
+    /// (`Int`, `Double`, `Decimal`, …) compile: SQLite would average text as 0.
+    public func average<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V>>) throws -> Double? {
+        try typed(aggregate("avg") { try $0.slot(for: column) }, as: Double.self)
+    }
+
+    /// The mean of an optional numeric column (NULLs ignored), or nil when no row has a value.
+    public func average<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V?>>) throws -> Double? {
         try typed(aggregate("avg") { try $0.slot(for: column) }, as: Double.self)
     }
 }
