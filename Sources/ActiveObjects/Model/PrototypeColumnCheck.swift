@@ -79,9 +79,9 @@ enum PrototypeColumnCheck {
         .invalidModel(
             model: model,
             reason: "its init() created \(created) @Column/@JSONColumn properties but the Swift runtime describes "
-                + "only \(described): the module that declares it was compiled without reflection metadata "
-                + "(the compiler flag -disable-reflection-metadata, or Xcode's build setting "
-                + "\"Reflection Metadata Level\" = None). ActiveObjects finds columns through reflection "
+                + "only \(described): the module that declares it (or one of its model superclasses) was compiled "
+                + "without reflection metadata (the compiler flag -disable-reflection-metadata, or Xcode's build "
+                + "setting \"Reflection Metadata Level\" = None). ActiveObjects finds columns through reflection "
                 + "metadata: build that module with the default level (All)")
     }
 
