@@ -42,6 +42,12 @@ struct ColumnDiscovery {
     /// Every stored property the runtime describes, columns or not.
     let fields: [StoredField]
 
+    /// A discovery made of the given parts (for tests of what uses it).
+    init(columns: [DiscoveredColumn], fields: [StoredField]) {
+        self.columns = columns
+        self.fields = fields
+    }
+
     /// Discovers the columns of `prototype`'s class.
     /// - Throws: ``ActiveObjectError/invalidModel(model:reason:)`` when the class cannot be
     ///   reflected reliably.
@@ -70,7 +76,9 @@ struct ColumnDiscovery {
         var mirrored: [(label: String, wrapper: any ColumnWrapper)] = []
         for mirror in mirrors.reversed() {
             for child in mirror.children {
-                if let wrapper = child.value as? any ColumnWrapper, let label = child.label {
+                // The exact type, not a cast: `as?` would also unwrap an optional wrapper.
+                if Swift.type(of: child.value) is any ColumnWrapper.Type,
+                   let wrapper = child.value as? any ColumnWrapper, let label = child.label {
                     mirrored.append((label, wrapper))
                 }
             }

@@ -65,7 +65,7 @@ enum PrototypeColumnCheck {
         guard !outside.isEmpty else { return }
         var mirror: Mirror? = Mirror(reflecting: prototype)
         while let current = mirror {
-            for child in current.children where !(child.value is any ColumnWrapper) {
+            for child in current.children where !(Swift.type(of: child.value) is any ColumnWrapper.Type) {
                 if reaches(child.value, anyOf: outside, depth: 4) {
                     throw nestedColumn(in: StoredField.propertyName(of: child.label ?? "?"), model: modelName)
                 }
