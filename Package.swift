@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "ActiveObjects",
-    platforms: [.macOS(.v10_15), .iOS(.v13)],
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "ActiveObjects", targets: ["ActiveObjects"]),
         .executable(name: "Sample", targets: ["Sample"]),

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An error raised by ActiveObjects itself (as opposed to SQLite, which raises
 /// ``DatabaseError``).
 ///
@@ -8,7 +10,7 @@
 /// catch let error as ActiveObjectError { print(error) }
 /// // Unknown column "nmae" for table "person"
 /// ```
-public enum ActiveObjectError: Error, CustomStringConvertible, Sendable {
+public enum ActiveObjectError: Error, CustomStringConvertible, LocalizedError, Sendable {
     /// No row of `table` has primary key `id` (e.g. `update()` of a deleted row).
     case recordNotFound(table: String, id: Int64?)
     /// A criteria key, ordering or column name that the model does not declare.
@@ -72,6 +74,9 @@ public enum ActiveObjectError: Error, CustomStringConvertible, Sendable {
             return "Misuse: \(reason)"
         }
     }
+
+    /// The same text as ``description``, for `localizedDescription` and Apple's UI frameworks.
+    public var errorDescription: String? { description }
 }
 
 /// A validation failure thrown from ``ActiveObject/validate()``: which field, and why.
@@ -82,7 +87,7 @@ public enum ActiveObjectError: Error, CustomStringConvertible, Sendable {
 /// }
 /// ```
 /// `save()` reports it as ``ActiveObjectError/validationFailed(_:)`` and writes nothing.
-public struct ValidationError: Error, CustomStringConvertible, Sendable, Equatable {
+public struct ValidationError: Error, CustomStringConvertible, LocalizedError, Sendable, Equatable {
     /// The property (or concept) that is invalid.
     public let field: String
     /// What is wrong with it.
@@ -96,4 +101,7 @@ public struct ValidationError: Error, CustomStringConvertible, Sendable, Equatab
 
     /// `"<field> <message>"`, e.g. `name must not be empty`.
     public var description: String { "\(field) \(message)" }
+
+    /// The same text as ``description``.
+    public var errorDescription: String? { description }
 }

@@ -31,13 +31,15 @@ public struct ValueContext: Sendable, Hashable {
 /// Thrown by ``ColumnValue/databaseValue(in:)`` when a Swift value cannot be stored,
 /// such as NaN or a `UInt64` above `Int64.max`. ActiveObjects reports it with the table
 /// and column as ``ActiveObjectError/invalidValue(table:column:reason:)``.
-public struct ColumnValueError: Error, CustomStringConvertible, Sendable {
+public struct ColumnValueError: Error, CustomStringConvertible, LocalizedError, Sendable {
     /// Why the value cannot be stored.
     public let reason: String
     /// Creates an error with a human-readable reason.
     public init(_ reason: String) { self.reason = reason }
     /// The reason.
     public var description: String { reason }
+    /// The same text as ``description``.
+    public var errorDescription: String? { description }
 }
 
 /// A Swift type that can be stored in one SQLite column.

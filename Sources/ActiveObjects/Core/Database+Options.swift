@@ -51,19 +51,27 @@ extension Database {
         public init() {}
 
         /// How long a statement waits for another connection's lock before failing with
-        /// SQLite's `busy` error. Default 5 seconds.
-        @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
+        /// SQLite's `busy` error. Default 5 seconds. A negative duration means no waiting; a
+        /// duration too long to count in nanoseconds is kept as the longest one that fits
+        /// (about 292 years; SQLite itself waits at most `Int32.max` milliseconds, about 24.8
+        /// days), never wrapped around to a short one.
         public var busyTimeout: Duration {
             get { .nanoseconds(busyTimeoutNanoseconds) }
-            set {
-                let (seconds, attoseconds) = newValue.components
-                busyTimeoutNanoseconds = max(0, seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000)
-            }
+            set { busyTimeoutNanoseconds = Self.saturatedNanoseconds(newValue) }
+        }
+
+        /// `duration` in whole nanoseconds, clamped to `0...Int64.max`.
+        static func saturatedNanoseconds(_ duration: Duration) -> Int64 {
+            let (seconds, attoseconds) = duration.components
+            if seconds < 0 || (seconds == 0 && attoseconds <= 0) { return 0 }
+            let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+            if overflow { return .max }
+            let (total, overflowAgain) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
+            return overflowAgain ? .max : total
         }
 
         /// Called after each statement with its SQL (placeholders, never values) and how long
         /// it ran. Runs on the calling thread while the database is locked: keep it short.
-        @available(macOS 13.0, iOS 16.0, tvOS 16.0, watchOS 9.0, *)
         public var trace: (@Sendable (String, Duration) -> Void)? {
             get { userTrace as? @Sendable (String, Duration) -> Void }
             set {

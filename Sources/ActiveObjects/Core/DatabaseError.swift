@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 /// An SQLite result code, such as `.busy` or `.constraint`.
 ///
@@ -79,7 +80,7 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
 ///     print(error.sql ?? "")    // SELEKT 1
 /// }
 /// ```
-public struct DatabaseError: Error, CustomStringConvertible, Sendable {
+public struct DatabaseError: Error, CustomStringConvertible, LocalizedError, Sendable {
     /// The primary result code (the low 8 bits of ``extendedResultCode``), e.g. `.busy`.
     public var resultCode: ResultCode { extendedResultCode.primary }
     /// The extended result code, e.g. `SQLITE_CONSTRAINT_UNIQUE` (2067).
@@ -113,4 +114,7 @@ public struct DatabaseError: Error, CustomStringConvertible, Sendable {
         if let sql { text += " — while executing `\(sql)`" }
         return text
     }
+
+    /// The same text as ``description``, for `localizedDescription` and Apple's UI frameworks.
+    public var errorDescription: String? { description }
 }

@@ -72,7 +72,7 @@ extension ActiveObject {
         guard let row else { throw ActiveObjectError.recordNotFound(table: schema.tableName, id: id) }
         let loader = ObjectLoader(canonicalFor: schema, context: schema.context(in: database))
         // Into a scratch object first: a row that does not fit leaves this object untouched.
-        try loader.fill(schema.modelType.init(), row: row)
+        try loader.fill(schema.newObject(), row: row)
         try loader.fill(self, row: row)
         preloadedRelations = nil
         didLoad()

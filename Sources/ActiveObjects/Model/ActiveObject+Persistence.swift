@@ -289,7 +289,7 @@ extension ActiveObject {
                 // Read into a scratch object first, so that a row that fails to decode leaves
                 // this object untouched; then take its values.
                 let loader = ObjectLoader(canonicalFor: schema, context: context)
-                try loader.fill(schema.modelType.init(), from: statement)
+                try loader.fill(schema.newObject(), from: statement)
                 try loader.fill(self, from: statement)
                 return true
             }

@@ -2,6 +2,9 @@ extension ActiveRecord where Self: ActiveObject {
     /// ``migrate()``, and when `rebuildingTable` is true and the table no longer matches the
     /// model (a column the model dropped, a changed type or nullability, a foreign key ALTER
     /// cannot add), rebuilds the table preserving its rows. See ``migrate(in:rebuildingTable:)``.
+    ///
+    /// - Throws: ``ActiveObjectError/noDatabase(model:)`` when the model has no database, and
+    ///   what ``migrate(in:rebuildingTable:)`` throws.
     public static func migrate(rebuildingTable: Bool) throws {
         let schema = try ModelSchema.of(self)
         guard let database = self.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
@@ -23,6 +26,12 @@ extension ActiveRecord where Self: ActiveObject {
     /// 5. `PRAGMA foreign_key_check`, then commit.
     ///
     /// No row is ever lost silently: the rebuild either copies every row or changes nothing.
+    ///
+    /// - Throws: ``ActiveObjectError/invalidModel(model:reason:)`` when the class cannot be
+    ///   mapped; ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)`` for a row
+    ///   the model cannot read; ``ActiveObjectError/invalidValue(table:column:reason:)`` for a
+    ///   default that cannot be written; ``DatabaseError`` from SQLite (a failing
+    ///   `foreign_key_check` is `constraint`). Nothing changes when it throws.
     public static func migrate(in database: Database, rebuildingTable: Bool) throws {
         guard rebuildingTable else { return try createTable(in: database) }
         let schema = try ModelSchema.of(self)
@@ -43,8 +52,8 @@ extension ActiveRecord where Self: ActiveObject {
 
     private static func rebuild(schema: ModelSchema, shape: TableShape, context: ValueContext, connection: Connection) throws {
         let temporary = "_activeobjects_rebuild_\(schema.tableName)"
-        let ddl = try SchemaDDL(schema: schema, context: context, tableName: temporary,
-                                autoIncrement: shape.isAutoIncrement)
+        let ddl = try SchemaDDL(schema: schema, context: context, textEncoding: SQLLiteral.TextEncoding(connection),
+                                tableName: temporary, autoIncrement: shape.isAutoIncrement)
         try connection.execute("DROP TABLE IF EXISTS \(SQLIdentifier.quote(temporary))")
         try connection.execute(ddl.createTableSQL)
 

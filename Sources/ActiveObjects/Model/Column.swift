@@ -79,7 +79,8 @@ public struct Column<Value: ColumnValue> {
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false) {
         self.value = wrappedValue
         self.state = PrototypeConstruction.isActive
-            ? .prototype(ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed)))
+            ? .prototype(PrototypeConstruction.recorded(
+                ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed))))
             : .fresh
     }
 
@@ -93,8 +94,9 @@ public struct Column<Value: ColumnValue> {
                 references parent: ActiveObject.Type, onDelete: ForeignKeyAction = .noAction) {
         self.value = wrappedValue
         self.state = PrototypeConstruction.isActive
-            ? .prototype(ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed,
-                                                                 references: parent, onDelete: onDelete)))
+            ? .prototype(PrototypeConstruction.recorded(
+                ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed,
+                                                        references: parent, onDelete: onDelete))))
             : .fresh
     }
 

@@ -8,7 +8,9 @@ import Foundation
 ///     @JSONColumn var meta: [String: Int]? = nil        // TEXT, NULL when nil
 /// }
 /// ```
-/// Keys are sorted, so equal values produce equal text (and no spurious UPDATE).
+/// Keys are sorted, so equal values produce equal text (and no spurious UPDATE). Dates inside
+/// the value follow the model's ``DateStrategy`` (`"2014-09-23 10:11:12.000"` by default), like
+/// a `Date` column.
 /// Text that is not valid JSON for the type is a thrown `typeMismatch` when the row is read.
 @propertyWrapper
 public struct JSONColumn<Value: Codable> {
@@ -34,7 +36,8 @@ public struct JSONColumn<Value: Codable> {
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false) {
         self.value = wrappedValue
         self.state = PrototypeConstruction.isActive
-            ? .prototype(ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed)))
+            ? .prototype(PrototypeConstruction.recorded(
+                ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed))))
             : .fresh
     }
 
@@ -57,17 +60,31 @@ extension Optional: OptionalValue {
     static var nilValue: Optional<Wrapped> { nil }
 }
 
-/// JSON coding for ``JSONColumn``.
+/// JSON coding for ``JSONColumn``: sorted keys, and the dates inside the value written with
+/// the model's ``DateStrategy`` (text for `.iso8601Text` and `.compactText`, a number for
+/// `.unixSeconds` and `.unixMilliseconds`), so that they read the same as a `Date` column.
 enum JSONCoding {
-    static func encode<Value: Encodable>(_ value: Value) throws -> DatabaseValue {
+    static func encode<Value: Encodable>(_ value: Value, in context: ValueContext) throws -> DatabaseValue {
         if let optional = value as? any OptionalValue, optional.isNil { return .null }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
+        let strategy = context.dateStrategy
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            switch try strategy.encode(date) {
+            case .text(let text): try container.encode(text)
+            case .integer(let integer): try container.encode(integer)
+            case .real(let real): try container.encode(real)
+            case .null, .blob:
+                throw EncodingError.invalidValue(date, EncodingError.Context(
+                    codingPath: encoder.codingPath, debugDescription: "the date strategy gave no JSON value"))
+            }
+        }
         let data = try encoder.encode(value)
         return .text(String(decoding: data, as: UTF8.self))
     }
 
-    static func decode<Value: Decodable>(_ type: Value.Type, from value: DatabaseValue) -> Value? {
+    static func decode<Value: Decodable>(_ type: Value.Type, from value: DatabaseValue, in context: ValueContext) -> Value? {
         let data: Data
         switch value {
         case .null:
@@ -79,6 +96,25 @@ enum JSONCoding {
         case .blob(let blob): data = blob
         case .integer, .real: return nil
         }
-        return try? JSONDecoder().decode(Value.self, from: data)
+        let decoder = JSONDecoder()
+        let strategy = context.dateStrategy
+        // Every form a `Date` column reads: any text form, or a number (seconds, or
+        // milliseconds under `.unixMilliseconds`).
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let stored: DatabaseValue
+            if let text = try? container.decode(String.self) {
+                stored = .text(text)
+            } else if let integer = try? container.decode(Int64.self) {
+                stored = .integer(integer)
+            } else {
+                stored = .real(try container.decode(Double.self))
+            }
+            guard let date = strategy.decode(stored) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(stored) is not a date")
+            }
+            return date
+        }
+        return try? decoder.decode(Value.self, from: data)
     }
 }

@@ -67,6 +67,8 @@ public struct Migrator {
     }
 
     /// The names of the steps already applied to `db`, in the order they ran.
+    /// - Throws: ``DatabaseError`` from SQLite (the bookkeeping table is created if missing);
+    ///   ``ActiveObjectError/databaseClosed``.
     public func appliedMigrations(_ db: Database) throws -> [String] {
         try db.withWriter { connection in
             try Self.createBookkeeping(connection)

@@ -1,11 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One persisted property of a model.
 struct SchemaColumn {
@@ -70,7 +63,10 @@ final class ModelSchema: @unchecked Sendable {
     private let lock = NSLock()
     private var updateStatements: [[Int]: SharedSQL] = [:]
 
-    private init(_ type: ActiveObject.Type) throws {
+    /// Builds the schema of `type` (see ``of(_:)``, which caches it): reflects a prototype
+    /// created with `type.init()` under `build`.
+    /// - Throws: ``ActiveObjectError/invalidModel(model:reason:)``.
+    init(_ type: ActiveObject.Type, build: PrototypeConstruction.SchemaBuild) throws {
         guard type != ActiveObject.self else {
             throw ActiveObjectError.invalidModel(model: "ActiveObject", reason: "the base class is not a model; subclass it")
         }
@@ -85,13 +81,16 @@ final class ModelSchema: @unchecked Sendable {
             throw ActiveObjectError.invalidModel(model: modelName, reason: "table names starting with sqlite_ are reserved")
         }
 
-        prototype = PrototypeConstruction.run { type.init() }
+        let (prototype, recorded) = build.makePrototype { type.init() }
+        self.prototype = prototype
+        let discovery = try ColumnDiscovery(prototype: prototype)
+        try PrototypeColumnCheck.verify(prototype: prototype, recorded: recorded, discovery: discovery)
         let naming = type.columnNaming
         var columns: [SchemaColumn] = []
         var slots: [String: Int] = ["id": -1]
         slots[primaryKey] = -1
         var usedNames: [String: String] = [primaryKey.lowercased(): "the primary key"]
-        for discovered in try ColumnDiscovery.columns(of: prototype) {
+        for discovered in discovery.columns {
             let name = discovered.descriptor.options.name ?? naming.columnName(for: discovered.propertyName)
             try SQLIdentifier.validate(name, what: "column name of \(discovered.propertyName)", model: modelName)
             // SQLite column names are case-insensitive.
@@ -157,6 +156,13 @@ final class ModelSchema: @unchecked Sendable {
         return sql
     }
 
+    /// A new, ordinary object of the model, for the library's own use (loading rows): its
+    /// wrappers are `.fresh` even when it is created while a prototype is being built on this
+    /// thread (a query in a prototype's `init()`). Costs one atomic load more than `init()`.
+    func newObject() -> ActiveObject {
+        PrototypeConstruction.suspended { modelType.init() }
+    }
+
     /// The slot of a property or column name (`-1` for the primary key).
     /// - Throws: ``ActiveObjectError/unknownColumn(table:column:)``.
     func slot(forKey key: String) throws -> Int {
@@ -203,77 +209,6 @@ final class ModelSchema: @unchecked Sendable {
     /// The value context for this model in `database`.
     func context(in database: Database) -> ValueContext {
         ValueContext(dateStrategy: dateStrategy ?? database.options.dateStrategy)
-    }
-
-    // MARK: Registry
-
-    private struct Registry {
-        var schemas: [ObjectIdentifier: ModelSchema] = [:]
-        var failures: [ObjectIdentifier: ActiveObjectError] = [:]
-    }
-    private static let registry = LockedValue(Registry())
-
-    /// The schema of a model class, built on first use. A class that cannot be mapped
-    /// throws the same ``ActiveObjectError/invalidModel(model:reason:)`` on every use.
-    static func of(_ type: ActiveObject.Type) throws -> ModelSchema {
-        let key = ObjectIdentifier(type)
-        // Every save and query asks; most ask for the class asked for last on this thread.
-        let recent = RecentSchema.onThisThread
-        if recent.key == key, let schema = recent.schema { return schema }
-        if let schema = registry.withLock({ $0.schemas[key] }) {
-            recent.key = key
-            recent.schema = schema
-            return schema
-        }
-        if let failure = registry.withLock({ $0.failures[key] }) { throw failure }
-        // Built outside the lock: the prototype's init() is user code, which may itself use
-        // other models. Two threads may build the same class at once; the first one stored wins.
-        let built: Result<ModelSchema, ActiveObjectError>
-        do {
-            built = .success(try ModelSchema(type))
-        } catch let error as ActiveObjectError {
-            built = .failure(error)
-        } catch {
-            built = .failure(.invalidModel(model: String(describing: type), reason: "\(error)"))
-        }
-        return try registry.withLock { registry in
-            if let schema = registry.schemas[key] { return schema }
-            if let failure = registry.failures[key] { throw failure }
-            switch built {
-            case .success(let schema): registry.schemas[key] = schema
-            case .failure(let error): registry.failures[key] = error
-            }
-            return try built.get()
-        }
-    }
-}
-
-/// The schema a thread used last, so that repeated saves and queries of one class skip the
-/// registry's lock. One per thread (a thread-local box), never shared.
-final class RecentSchema {
-    var key: ObjectIdentifier?
-    var schema: ModelSchema?
-
-    private static let threadKey: pthread_key_t = {
-        var key = pthread_key_t()
-        // The destructor releases the thread's box when the thread ends.
-        let status = pthread_key_create(&key) { box in
-            // Optional on Linux, not on Darwin: accept both.
-            let pointer: UnsafeMutableRawPointer? = box
-            if let pointer { Unmanaged<RecentSchema>.fromOpaque(pointer).release() }
-        }
-        precondition(status == 0, "ActiveObjects could not create a thread-local key (pthread_key_create: \(status))")
-        return key
-    }()
-
-    /// This thread's box, created on first use.
-    static var onThisThread: RecentSchema {
-        if let box = pthread_getspecific(threadKey) {
-            return Unmanaged<RecentSchema>.fromOpaque(box).takeUnretainedValue()
-        }
-        let box = RecentSchema()
-        pthread_setspecific(threadKey, Unmanaged.passRetained(box).toOpaque())
-        return box
     }
 }
 

@@ -61,7 +61,7 @@ struct ObjectLoader {
     /// - Throws: ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)`` naming
     ///   the table, column and row id of a value that does not fit its property.
     func load(from statement: Statement) throws -> ActiveObject {
-        let object = schema.modelType.init()
+        let object = schema.newObject()
         try fill(object, from: statement, isNew: true)
         object.didLoad()
         return object

@@ -7,15 +7,24 @@ import Musl
 import Darwin
 #endif
 
-/// Tells `@Column` initializers, per thread, that the object being created is the
-/// prototype the schema reflects on.
+/// Tells the `@Column` initializers whether the object being created is the prototype a
+/// class's schema is built from, and records the declarations they create for it.
 ///
 /// Only the prototype needs a column's options (explicit name, constraints) and its slot, so
 /// only the prototype's wrappers allocate a ``ColumnDescriptor`` to hold them; every other
 /// object's wrappers hold just their value, which keeps objects small and fetches fast.
-/// A thread-local flag (not a global one) because other threads create objects meanwhile;
-/// a process-wide atomic count of constructions in progress spares every other object
-/// creation the thread-local lookup.
+///
+/// The state is per thread, as a stack of frames: a schema build pushes a frame for its
+/// class, and records only while that class's `init()` runs (``SchemaBuild/makePrototype(_:)``).
+/// A nested build (the prototype's `init()` uses another model for the first time) pushes its
+/// own frame; objects the library creates meanwhile are made under a suspension frame
+/// (``suspended(_:)``), so they get ordinary `.fresh` wrappers. Objects that user code creates
+/// inside the prototype's `init()` still get descriptors; the schema build recognises those by
+/// identity — they are not stored inside the prototype — and ignores them.
+///
+/// A process-wide atomic count of prototypes being created spares every other object creation
+/// the thread-local lookup: when no prototype is being created anywhere, an `@Column`
+/// initializer costs one atomic load.
 @usableFromInline
 enum PrototypeConstruction {
     // Safety of nonisolated(unsafe): the pointer itself never changes; the counter it points
@@ -27,6 +36,8 @@ enum PrototypeConstruction {
         return counter
     }()
 
+    /// This thread's innermost ``Frame``, unretained (each frame lives on the stack of the
+    /// call that pushed it, and is popped before that call returns).
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         let status = pthread_key_create(&key, nil)
@@ -34,67 +45,102 @@ enum PrototypeConstruction {
         return key
     }()
 
-    /// True while this thread is creating a prototype. Inlined into every `@Column`
-    /// initializer: the common answer (no prototype anywhere) costs one atomic load.
+    /// True while this thread is running the `init()` of a prototype, outside any nested
+    /// build or suspension. Inlined into every `@Column` initializer: the common answer (no
+    /// prototype anywhere) costs one atomic load.
     @inlinable
     static var isActive: Bool {
         activeobjects_atomic_load(inProgress) != 0 && isActiveOnThisThread
     }
 
     @usableFromInline
-    static var isActiveOnThisThread: Bool { pthread_getspecific(key) != nil }
+    static var isActiveOnThisThread: Bool { innermostFrame?.isRecording ?? false }
 
-    /// Runs `body` (which creates the prototype) with the flag set on this thread.
-    static func run<T>(_ body: () throws -> T) rethrows -> T {
-        let previous = pthread_getspecific(key)
-        activeobjects_atomic_add(inProgress, 1)
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
-        defer {
-            pthread_setspecific(key, previous)
-            activeobjects_atomic_add(inProgress, -1)
+    /// Records a descriptor a wrapper initializer creates for the prototype being built on
+    /// this thread, and returns it. Called only when ``isActive`` is true.
+    @usableFromInline
+    static func recorded(_ descriptor: ColumnDescriptor) -> ColumnDescriptor {
+        innermostFrame?.recorded.append(descriptor)
+        return descriptor
+    }
+
+    /// Whether this thread is building the schema of `type` right now (a re-entrant use of
+    /// the class from its own `init()`, `tableName`, …).
+    static func isBuilding(_ type: ActiveObject.Type) -> Bool {
+        let identifier = ObjectIdentifier(type)
+        var frame = innermostFrame
+        while let current = frame {
+            if current.building == identifier { return true }
+            frame = current.previous
         }
-        return try body()
+        return false
     }
-}
 
-/// A column's declaration as written in `@Column(…)`, and its slot in the schema. Present
-/// only in the wrappers of a class's prototype.
-@usableFromInline
-final class ColumnDescriptor {
-    let options: ColumnOptions
-    /// The column's position in the schema, set once when the schema is built.
-    @usableFromInline var slot = -1
-
-    @usableFromInline
-    init(options: ColumnOptions) { self.options = options }
-}
-
-/// A column wrapper's bookkeeping, in one word.
-@usableFromInline
-enum ColumnState {
-    /// In a new object: nothing to track (an INSERT writes every column).
-    case fresh
-    /// Holds what the database holds.
-    case clean
-    /// Assigned since the object was last loaded or saved; the value before that first
-    /// assignment, so that an assignment of an equal value is not a change.
-    case changed(OriginalValue)
-    /// The prototype's wrapper: the column's declaration, and no change tracking.
-    case prototype(ColumnDescriptor)
-
-    @inlinable
-    var descriptor: ColumnDescriptor? {
-        if case .prototype(let descriptor) = self { return descriptor }
-        return nil
+    /// Runs `body` (which builds the schema of `type`) with a build frame for `type` on this
+    /// thread. The frame records nothing until `body` calls ``SchemaBuild/makePrototype(_:)``.
+    static func withSchemaBuild<T>(of type: ActiveObject.Type, _ body: (SchemaBuild) throws -> T) rethrows -> T {
+        let frame = Frame(building: ObjectIdentifier(type))
+        return try push(frame) { try body(SchemaBuild(frame: frame)) }
     }
-}
 
-/// The value a property had before its first assignment since the last load or save. Boxed:
-/// only the properties of loaded objects that are changed pay for it.
-@usableFromInline
-final class OriginalValue {
-    let value: Any
+    /// Runs `body` with recording suspended on this thread: objects it creates get ordinary
+    /// `.fresh` wrappers even while a prototype is being built. The library creates every
+    /// object it loads through this (``ModelSchema/newObject()``). When no prototype is being
+    /// built anywhere, it costs one atomic load.
+    @inline(__always)
+    static func suspended<T>(_ body: () throws -> T) rethrows -> T {
+        if activeobjects_atomic_load(inProgress) == 0 { return try body() }
+        return try push(Frame(building: nil), body)
+    }
 
-    @usableFromInline
-    init(_ value: Any) { self.value = value }
+    private static func push<T>(_ frame: Frame, _ body: () throws -> T) rethrows -> T {
+        let previous = pthread_getspecific(key)
+        frame.previousPointer = previous.map { UnsafeRawPointer($0) }
+        pthread_setspecific(key, Unmanaged.passUnretained(frame).toOpaque())
+        defer { pthread_setspecific(key, previous) }
+        return try withExtendedLifetime(frame) { try body() }
+    }
+
+    private static var innermostFrame: Frame? {
+        pthread_getspecific(key).map { Unmanaged<Frame>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// One entry of a thread's stack: a schema build, or a suspension (`building == nil`).
+    final class Frame {
+        /// The class whose schema is being built; nil for a suspension.
+        let building: ObjectIdentifier?
+        /// True while the prototype's `init()` runs.
+        var isRecording = false
+        /// The descriptors created while recording, in creation order.
+        var recorded: [ColumnDescriptor] = []
+        /// The enclosing frame (unretained: it outlives this one).
+        var previousPointer: UnsafeRawPointer?
+
+        init(building: ObjectIdentifier?) { self.building = building }
+
+        var previous: Frame? {
+            previousPointer.map { Unmanaged<Frame>.fromOpaque($0).takeUnretainedValue() }
+        }
+    }
+
+    /// The handle a schema build uses to create its prototype.
+    struct SchemaBuild {
+        fileprivate let frame: Frame
+
+        /// Creates the prototype with `make` while recording, and returns it with the
+        /// descriptors the wrapper initializers created meanwhile, in creation order (the
+        /// prototype's own, and those of objects user code created inside its `init()`).
+        func makePrototype(_ make: () -> ActiveObject) -> (prototype: ActiveObject, recorded: [ColumnDescriptor]) {
+            frame.isRecording = true
+            activeobjects_atomic_add(PrototypeConstruction.inProgress, 1)
+            defer {
+                frame.isRecording = false
+                activeobjects_atomic_add(PrototypeConstruction.inProgress, -1)
+            }
+            let prototype = make()
+            let recorded = frame.recorded
+            frame.recorded = []
+            return (prototype, recorded)
+        }
+    }
 }

@@ -49,9 +49,16 @@ extension Query {
         try typed(aggregate("max", column), as: V.self)
     }
 
-    /// The mean of a numeric column (NULLs ignored), or nil when no row matches.
+    /// The mean of a numeric column, or nil when no row matches. Only numeric columns
+    /// (`Int`, `Double`, `Decimal`, …) compile: SQLite would average text as 0.
     /// - Throws: as ``all()``.
-    public func average<V>(_ column: KeyPath<Model, ColumnReference<V>>) throws -> Double? {
+    public func average<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V>>) throws -> Double? {
+        try typed(aggregate("avg", column), as: Double.self)
+    }
+
+    /// The mean of an optional numeric column (NULLs ignored), or nil when no row has a value.
+    /// - Throws: as ``all()``.
+    public func average<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V?>>) throws -> Double? {
         try typed(aggregate("avg", column), as: Double.self)
     }
 }

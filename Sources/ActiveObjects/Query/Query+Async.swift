@@ -98,12 +98,21 @@ extension Query {
         }
     }
 
-    /// Async form of ``average(_:)``.
+    /// Async form of ``average(_:)-(KeyPath<Model,ColumnReference<V>>)``.
     /// - Throws: as ``all()``.
-    public func average<V>(_ column: KeyPath<Model, ColumnReference<V>>) async throws -> Double? {
+    public func average<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V>>) async throws -> Double? {
         let path = SendableKeyPath(keyPath: column)
         return try await database().perform(.reading) {
             try self.average(path.keyPath as! KeyPath<Model, ColumnReference<V>>)
+        }
+    }
+
+    /// Async form of ``average(_:)-(KeyPath<Model,ColumnReference<V?>>)``.
+    /// - Throws: as ``all()``.
+    public func average<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V?>>) async throws -> Double? {
+        let path = SendableKeyPath(keyPath: column)
+        return try await database().perform(.reading) {
+            try self.average(path.keyPath as! KeyPath<Model, ColumnReference<V?>>)
         }
     }
 }

@@ -1,0 +1,120 @@
+import Foundation
+
+// The one place where ActiveObjects reaches into an object's memory.
+//
+// Column values live in the `@Column` wrappers, inside the object, like any stored property:
+// user code reads and writes them at full speed. To fill a fetched object (and to read values
+// for INSERT/UPDATE) without walking `Mirror` per object, the schema learns once per class
+// where each wrapper lies in the object (``ColumnDiscovery``), and then reads and writes the
+// wrappers through typed pointers, through the accessors below.
+
+/// Typed access to one column's wrapper inside objects of one class.
+///
+/// Reading rows goes through `Statement.store` for the common types (``NativeType``), and
+/// through `load` otherwise. `encode` runs concrete code for the native types (a switch, no
+/// dynamic dispatch, no generic metadata) and the subclass's generic `encodeSlowly` for the
+/// rest. The subclasses are ``ValueColumnAccessor`` (`@Column`) and ``JSONColumnAccessor``
+/// (`@JSONColumn`).
+class ColumnAccessor {
+    /// Byte offset of the current value.
+    let valueOffset: Int
+    /// Byte offset of the wrapper's ``ColumnState`` (whether the property changed).
+    let stateOffset: Int
+    /// The property's type, when the statement can write it directly.
+    let nativeType: NativeType
+
+    init(valueOffset: Int, stateOffset: Int, nativeType: NativeType) {
+        self.valueOffset = valueOffset
+        self.stateOffset = stateOffset
+        self.nativeType = nativeType
+    }
+
+    /// The Swift type of the property, for error messages (`Int8`, `Optional<Date>`).
+    var valueTypeName: String { fatalError("abstract") }
+    /// Whether the column accepts NULL.
+    var isNullable: Bool { fatalError("abstract") }
+    /// Whether the property is a `Date` or `Date?` (its SQL type follows the date strategy).
+    var isDate: Bool { false }
+    /// The declared SQL type of the column.
+    var columnType: ColumnType { fatalError("abstract") }
+
+    /// Stores a database value into the property; false when it does not fit the type. (The
+    /// per-row fast path is `Statement.store`; this is the general conversion.)
+    final func load(_ value: DatabaseValue, into object: UnsafeMutableRawPointer, context: ValueContext) -> Bool {
+        loadSlowly(value, into: object + valueOffset, context: context)
+    }
+
+    /// Reads the property as a database value.
+    @inline(__always)
+    final func encode(from object: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue {
+        let pointer = object + valueOffset
+        switch nativeType {
+        case .int: return .integer(Int64(pointer.assumingMemoryBound(to: Int.self).pointee))
+        case .int64: return .integer(pointer.assumingMemoryBound(to: Int64.self).pointee)
+        case .string: return .text(pointer.assumingMemoryBound(to: String.self).pointee)
+        case .bool: return .integer(pointer.assumingMemoryBound(to: Bool.self).pointee ? 1 : 0)
+        case .data: return .blob(pointer.assumingMemoryBound(to: Data.self).pointee)
+        case .double:
+            let real = pointer.assumingMemoryBound(to: Double.self).pointee
+            if !real.isNaN { return .real(real) }
+        case .optionalInt:
+            return pointer.assumingMemoryBound(to: Int?.self).pointee.map { .integer(Int64($0)) } ?? .null
+        case .optionalInt64:
+            return pointer.assumingMemoryBound(to: Int64?.self).pointee.map { .integer($0) } ?? .null
+        case .optionalString:
+            return pointer.assumingMemoryBound(to: String?.self).pointee.map { .text($0) } ?? .null
+        case .optionalBool:
+            return pointer.assumingMemoryBound(to: Bool?.self).pointee.map { .integer($0 ? 1 : 0) } ?? .null
+        case .optionalData:
+            return pointer.assumingMemoryBound(to: Data?.self).pointee.map { .blob($0) } ?? .null
+        case .optionalDouble:
+            guard let real = pointer.assumingMemoryBound(to: Double?.self).pointee else { return .null }
+            if !real.isNaN { return .real(real) }
+        case .none, .date, .optionalDate, .decimal, .optionalDecimal:
+            break
+        }
+        return try encodeSlowly(from: pointer, context: context)
+    }
+
+    /// The generic conversion into the value at `pointer`; false when it does not fit.
+    func loadSlowly(_ value: DatabaseValue, into pointer: UnsafeMutableRawPointer, context: ValueContext) -> Bool {
+        fatalError("abstract")
+    }
+    /// The generic conversion of the value at `pointer`.
+    func encodeSlowly(from pointer: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue {
+        fatalError("abstract")
+    }
+
+    /// The wrapper's bookkeeping state.
+    final func state(in object: UnsafeRawPointer) -> ColumnState {
+        (object + stateOffset).assumingMemoryBound(to: ColumnState.self).pointee
+    }
+
+    /// Replaces the wrapper's bookkeeping state (of an ordinary object, never the prototype).
+    @inline(__always)
+    final func setState(_ state: ColumnState, in object: UnsafeMutableRawPointer) {
+        (object + stateOffset).assumingMemoryBound(to: ColumnState.self).pointee = state
+    }
+
+    /// Whether the property holds something else than what was last loaded or saved: it was
+    /// assigned since, with a value that encodes differently.
+    final func isChanged(in object: UnsafeRawPointer, current: DatabaseValue, context: ValueContext) -> Bool {
+        guard case .changed(let original) = state(in: object) else { return false }
+        guard let before = try? encodeOriginal(original.value, context: context) else { return true }
+        return !DatabaseValue.sameStoredValue(before, current)
+    }
+
+    /// Stores a value the way an assignment to the property does (see ``ColumnState``).
+    final func assign(_ value: DatabaseValue, into object: UnsafeMutableRawPointer, context: ValueContext) -> Bool {
+        if case .clean = state(in: object) {
+            setState(.changed(OriginalValue(self.value(from: object))), in: object)
+        }
+        return load(value, into: object, context: context)
+    }
+
+    /// Encodes a value kept by an ``OriginalValue``.
+    func encodeOriginal(_ value: Any, context: ValueContext) throws -> DatabaseValue { fatalError("abstract") }
+
+    /// The property's current value, boxed (for `description`).
+    func value(from object: UnsafeRawPointer) -> Any { fatalError("abstract") }
+}

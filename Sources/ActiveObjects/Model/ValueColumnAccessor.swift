@@ -1,0 +1,42 @@
+import Foundation
+
+/// The accessor of a `@Column` property: converts through the value's ``ColumnValue``
+/// conformance.
+final class ValueColumnAccessor<Value: ColumnValue>: ColumnAccessor {
+    typealias Wrapper = Column<Value>
+
+    /// An accessor for a `Column<Value>` stored at `offset` in an object; nil when the
+    /// runtime does not describe the wrapper's layout.
+    init?(offset: Int) {
+        // Reading and writing the wrapped value through its own offset needs only `Value`'s
+        // metadata, not a runtime lookup of `Column<Value>`'s on every call.
+        guard let valueOffset = MemoryLayout<Wrapper>.offset(of: \Wrapper.value),
+              let stateOffset = MemoryLayout<Wrapper>.offset(of: \Wrapper.state) else { return nil }
+        super.init(valueOffset: offset + valueOffset, stateOffset: offset + stateOffset,
+                   nativeType: NativeType(Value.self))
+    }
+
+    override var valueTypeName: String { String(describing: Value.self) }
+    override var isNullable: Bool { Value.isNullable }
+    override var isDate: Bool { Value.self == Date.self || Value.self == Date?.self }
+    override var columnType: ColumnType { Value.columnType }
+
+    override func loadSlowly(_ value: DatabaseValue, into pointer: UnsafeMutableRawPointer, context: ValueContext) -> Bool {
+        guard let decoded = Value.fromDatabaseValue(value, in: context) else { return false }
+        pointer.assumingMemoryBound(to: Value.self).pointee = decoded
+        return true
+    }
+
+    override func encodeSlowly(from pointer: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue {
+        try pointer.assumingMemoryBound(to: Value.self).pointee.databaseValue(in: context)
+    }
+
+    override func value(from object: UnsafeRawPointer) -> Any {
+        (object + valueOffset).assumingMemoryBound(to: Value.self).pointee
+    }
+
+    override func encodeOriginal(_ value: Any, context: ValueContext) throws -> DatabaseValue {
+        guard let value = value as? Value else { throw ColumnValueError("the original value has another type") }
+        return try value.databaseValue(in: context)
+    }
+}
