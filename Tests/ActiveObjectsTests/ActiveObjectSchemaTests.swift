@@ -122,8 +122,22 @@ struct SchemaAddress: Codable, Equatable {
         @Column("") var nothing = 0
     }
 
-    final class PrimaryKeyClash: ModelTestRecord {
-        @Column("id") var other = 0
+    /// A composite key must be made of declared columns.
+    final class UndeclaredCompositeKey: ModelTestRecord {
+        override class var primaryKeys: [String] { ["a", "b"] }
+        @Column var a = 0
+    }
+
+    /// WITHOUT ROWID needs a key of declared columns.
+    final class WithoutRowIDWithoutKey: ModelTestRecord {
+        override class var withoutRowID: Bool { true }
+        @Column var a = 0
+    }
+
+    /// A key column named twice.
+    final class RepeatedKeyColumn: ModelTestRecord {
+        override class var primaryKeys: [String] { ["a", "A"] }
+        @Column var a = 0
     }
 
     final class Order: ModelTestRecord {
@@ -425,7 +439,9 @@ struct SchemaAddress: Codable, Equatable {
         (DuplicateNames.self as ActiveObject.Type, "value"),
         (DuplicatePropertyAndName.self as ActiveObject.Type, "age"),
         (EmptyName.self as ActiveObject.Type, "empty"),
-        (PrimaryKeyClash.self as ActiveObject.Type, "primary key"),
+        (UndeclaredCompositeKey.self as ActiveObject.Type, "\"b\""),
+        (WithoutRowIDWithoutKey.self as ActiveObject.Type, "WITHOUT ROWID"),
+        (RepeatedKeyColumn.self as ActiveObject.Type, "twice"),
     ])
     func invalidModelsThrowAtFirstUseEveryTime(model: ActiveObject.Type, reasonFragment: String) throws {
         let recorder = SQLRecorder()

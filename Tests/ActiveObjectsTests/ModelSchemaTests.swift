@@ -116,28 +116,28 @@ final class ReentryTableName: ModelTestRecord {
         let schema = try ModelSchema.of(Track.self)
         #expect(schema.selectList == #""id", "title", "plays", "last_played", "tags""#)
         #expect(schema.selectSQL == #"SELECT "id", "title", "plays", "last_played", "tags" FROM "track""#)
-        #expect(schema.findByIDSQL.sql == #"SELECT "id", "title", "plays", "last_played", "tags" FROM "track" WHERE "id" = ?"#)
-        #expect(schema.insertSQL.sql == #"INSERT INTO "track" ("title", "plays", "last_played", "tags") VALUES (?, ?, ?, ?)"#)
-        #expect(schema.insertWithIDSQL.sql == #"INSERT INTO "track" ("id", "title", "plays", "last_played", "tags") VALUES (?, ?, ?, ?, ?)"#)
-        #expect(schema.upsertSQL.sql.hasSuffix(#"ON CONFLICT DO UPDATE SET "title" = excluded."title", "plays" = excluded."plays", "last_played" = excluded."last_played", "tags" = excluded."tags" RETURNING "id""#))
-        #expect(schema.saveWholeRowSQL.sql.contains(#"ON CONFLICT("id") DO UPDATE SET"#))
-        #expect(schema.deleteByIDSQL.sql == #"DELETE FROM "track" WHERE "id" = ?"#)
-        #expect(schema.existsByIDSQL.sql == #"SELECT 1 FROM "track" WHERE "id" = ?"#)
+        #expect(schema.declaredSQL.findByKeySQL.sql == #"SELECT "id", "title", "plays", "last_played", "tags" FROM "track" WHERE "id" = ?"#)
+        #expect(schema.declaredSQL.insertSQL.sql == #"INSERT INTO "track" ("title", "plays", "last_played", "tags") VALUES (?, ?, ?, ?)"#)
+        #expect(schema.declaredSQL.insertWithIDSQL?.sql == #"INSERT INTO "track" ("id", "title", "plays", "last_played", "tags") VALUES (?, ?, ?, ?, ?)"#)
+        #expect(schema.declaredSQL.upsertSQL.sql.hasSuffix(#"ON CONFLICT DO UPDATE SET "title" = excluded."title", "plays" = excluded."plays", "last_played" = excluded."last_played", "tags" = excluded."tags" RETURNING "id""#))
+        #expect(schema.declaredSQL.saveWholeRowSQL.sql.contains(#"ON CONFLICT("id") DO UPDATE SET"#))
+        #expect(schema.declaredSQL.deleteSQL.sql == #"DELETE FROM "track" WHERE "id" = ?"#)
+        #expect(schema.declaredSQL.existsSQL.sql == #"SELECT 1 FROM "track" WHERE "id" = ?"#)
     }
 
     @Test func aModelWithoutColumnsInsertsDefaultValues() throws {
         let schema = try ModelSchema.of(Empty.self)
         #expect(schema.columns.isEmpty)
-        #expect(schema.insertSQL.sql == #"INSERT INTO "empty" DEFAULT VALUES"#)
-        #expect(schema.upsertSQL.sql.contains("ON CONFLICT DO NOTHING"))
+        #expect(schema.declaredSQL.insertSQL.sql == #"INSERT INTO "empty" DEFAULT VALUES"#)
+        #expect(schema.declaredSQL.upsertSQL.sql.contains("ON CONFLICT DO NOTHING"))
     }
 
     @Test func updateStatementsAreCachedPerSetOfSlots() throws {
         let schema = try ModelSchema.of(Track.self)
-        let first = schema.updateSQL(slots: [0, 2])
+        let first = schema.declaredSQL.updateSQL(slots: [0, 2])
         #expect(first.sql == #"UPDATE "track" SET "title" = ?, "last_played" = ? WHERE "id" = ?"#)
-        #expect(schema.updateSQL(slots: [0, 2]) === first)
-        #expect(schema.updateSQL(slots: [2, 0]) !== first)
+        #expect(schema.declaredSQL.updateSQL(slots: [0, 2]) === first)
+        #expect(schema.declaredSQL.updateSQL(slots: [2, 0]) !== first)
     }
 
     @Test func theValueContextFollowsTheModelThenTheDatabase() throws {

@@ -143,7 +143,7 @@ import Testing
             #expect(item.changedColumns == ["name"])
             let schema = try ModelSchema.of(Item.self)
             try database.withReader { connection in
-                let statement = try connection.prepare(schema.findByIDSQL.sql)
+                let statement = try connection.prepare(schema.declaredSQL.findByKeySQL.sql)
                 defer { statement.finalize() }
                 try statement.bind([.integer(1)])
                 #expect(try statement.step())

@@ -43,6 +43,8 @@ public final class Database: @unchecked Sendable {
     let readerLane: WorkerLane
     /// The live queries (see ``values(_:)``).
     let observations: ObservationCenter
+    /// Whether each table (lowercased) has a rowid, as learned by ``tableHasRowID(_:)``.
+    let tableLayouts = LockedValue<[String: Bool]>([:])
 
     /// The writer connection.
     var writer: Connection { writerGate.connection }

@@ -30,7 +30,7 @@ extension ActiveObject {
         let (schema, database) = try schemaAndDatabase()
         try runSaveHooks()
         let context = schema.context(in: database)
-        if let plan = try planWrite(request, schema: schema, context: context) {
+        if let plan = try planWrite(request, schema: schema, sql: schema.sql(in: database), context: context) {
             let outcome = try await database.perform(.writing) {
                 try database.withWriter { try plan.run(on: $0) }
             }
@@ -44,8 +44,8 @@ extension ActiveObject {
     /// - Throws: as ``delete()``.
     @discardableResult
     nonisolated(nonsending) public func delete() async throws -> Bool {
-        guard let plan = try planDelete() else { return false }
         let (schema, database) = try schemaAndDatabase()
+        guard let plan = try planDelete(schema: schema, database: database) else { return false }
         try willDelete()
         let outcome = try await database.perform(.writing) {
             try database.withWriter { try plan.run(on: $0) }
@@ -60,10 +60,11 @@ extension ActiveObject {
     /// - Throws: as ``reload()``.
     nonisolated(nonsending) public func reload() async throws {
         let (schema, database) = try schemaAndDatabase()
-        let id = try reloadID(schema: schema)
+        let key = try reloadKey(schema: schema, context: schema.context(in: database))
+        let sql = schema.sql(in: database)
         let row = try await database.perform(.reading) { () throws -> [DatabaseValue]? in
             try database.withReader { connection in
-                try connection.withStatement(schema.findByIDSQL, [.integer(id)]) { statement in
+                try connection.withStatement(sql.findByKeySQL, key) { statement in
                     guard try statement.step() else { return nil }
                     return (0..<statement.columnCount).map { statement.value(at: $0) }
                 }

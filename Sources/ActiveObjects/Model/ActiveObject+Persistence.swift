@@ -43,15 +43,19 @@ extension ActiveObject {
         }
     }
 
-    /// True when the object holds the row it was loaded from or saved to, with its `id`
-    /// unchanged: only then are its changes relative to that row.
-    var holdsItsRow: Bool { recordState == .persisted && id == persistedRowID && id != nil }
+    /// True when the object holds the row it was loaded from or saved to (for rowid models,
+    /// with its `id` unchanged): only then are its changes relative to that row.
+    func holdsItsRow(_ schema: ModelSchema) -> Bool {
+        guard recordState == .persisted else { return false }
+        if case .rowID = schema.key { return id == persistedRowID && id != nil }
+        return true
+    }
 
     /// Slots whose value differs from what was last loaded or saved. For an object that does
     /// not hold its row (new, deleted, or with an `id` set by hand), the comparison is with
     /// the class's defaults.
     func changedSlots(_ values: [DatabaseValue], schema: ModelSchema, context: ValueContext) -> [Int] {
-        guard holdsItsRow || recordState == .keyless else {
+        guard holdsItsRow(schema) || recordState == .keyless else {
             guard let defaults = try? schema.prototype.encodedValues(schema: schema, context: context) else {
                 return Array(values.indices)
             }
@@ -149,41 +153,63 @@ extension ActiveObject {
 
     /// Decides what a write request does, from the object's state: nil when there is nothing
     /// to write. Reads the object's values; does not touch the database.
-    func planWrite(_ request: WriteRequest, schema: ModelSchema, context: ValueContext) throws -> WritePlan? {
+    func planWrite(_ request: WriteRequest, schema: ModelSchema, sql: ModelSQL,
+                   context: ValueContext) throws -> WritePlan? {
         let table = schema.tableName
-        func plan(_ operation: WritePlan.Operation, _ sql: SharedSQL, _ arguments: [DatabaseValue]) -> WritePlan {
-            WritePlan(operation: operation, sql: sql, arguments: arguments, table: table, rowID: id)
+        func plan(_ operation: WritePlan.Operation, _ statement: SharedSQL, _ arguments: [DatabaseValue]) -> WritePlan {
+            WritePlan(operation: operation, sql: statement, arguments: arguments, table: table, rowID: id,
+                      hasRowID: sql.hasRowID)
         }
-        if recordState == .keyless && id == nil && (request == .save || request == .update) {
+        if recordState == .keyless && (request == .save || request == .update) && !namesARowByHand(schema) {
             throw ActiveObjectError.misuse(
-                "this \(schema.modelName) was loaded without its primary key column \"\(schema.primaryKey)\", so it names no row: select the key (SELECT \"\(schema.primaryKey)\", …) to save it")
+                "this \(schema.modelName) was loaded without its primary key (\(Swift.type(of: self).primaryKeys.map { "\"\($0)\"" }.joined(separator: ", "))), so it names no row: select the key to save it")
         }
         let values = try encodedValues(schema: schema, context: context)
+        let isRowIDModel: Bool
+        if case .rowID = schema.key { isRowIDModel = true } else { isRowIDModel = false }
         switch request {
         case .insert:
-            if let id { return plan(.insertWithID, schema.insertWithIDSQL, [.integer(id)] + values) }
-            return plan(.insert, schema.insertSQL, values)
-        case .upsert:
-            if let id { return plan(.upsert, schema.upsertWithIDSQL, [.integer(id)] + values) }
-            return plan(.upsert, schema.upsertSQL, values)
-        case .save:
-            guard let id else { return plan(.insert, schema.insertSQL, values) }
-            guard holdsItsRow else {
-                // An id set by hand, a deleted object: the object stands for the whole row.
-                return plan(.insertWithID, schema.saveWholeRowSQL, [.integer(id)] + values)
+            if isRowIDModel, let id, let insertWithID = sql.insertWithIDSQL {
+                return plan(.insertWithID, insertWithID, [.integer(id)] + values)
             }
-            let slots = changedSlots(values, schema: schema, context: context)
-            if slots.isEmpty { return nil }
-            return plan(.update, schema.updateSQL(slots: slots), slots.map { values[$0] } + [.integer(id)])
+            return plan(.insert, sql.insertSQL, values)
+        case .upsert:
+            if isRowIDModel, let id, let upsertWithID = sql.upsertWithIDSQL {
+                return plan(.upsert, upsertWithID, [.integer(id)] + values)
+            }
+            return plan(.upsert, sql.upsertSQL, values)
+        case .save:
+            if holdsItsRow(schema) {
+                let slots = changedSlots(values, schema: schema, context: context)
+                if slots.isEmpty { return nil }
+                let key = try rowKeyArguments(schema: schema, context: context) ?? []
+                return plan(.update, sql.updateSQL(slots: slots), slots.map { values[$0] } + key)
+            }
+            if isRowIDModel {
+                guard let id else { return plan(.insert, sql.insertSQL, values) }
+                // An id set by hand, a deleted object: the object stands for the whole row.
+                return plan(.insertWithID, sql.saveWholeRowSQL, [.integer(id)] + values)
+            }
+            // A natural key: a new object is inserted; a deleted one puts its row back.
+            if recordState == .deleted { return plan(.upsert, sql.saveWholeRowSQL, values) }
+            return plan(.insert, sql.insertSQL, values)
         case .update:
-            guard let id else { throw ActiveObjectError.recordNotFound(table: table, id: nil) }
-            let slots = holdsItsRow ? changedSlots(values, schema: schema, context: context) : Array(values.indices)
+            guard let key = try rowKeyArguments(schema: schema, context: context) else {
+                throw ActiveObjectError.recordNotFound(table: table, id: nil)
+            }
+            let slots = holdsItsRow(schema) ? changedSlots(values, schema: schema, context: context) : Array(values.indices)
             if slots.isEmpty {
                 // An explicit update() still reports a row that is gone.
-                return plan(.checkExists, schema.existsByIDSQL, [.integer(id)])
+                return plan(.checkExists, sql.existsSQL, key)
             }
-            return plan(.update, schema.updateSQL(slots: slots), slots.map { values[$0] } + [.integer(id)])
+            return plan(.update, sql.updateSQL(slots: slots), slots.map { values[$0] } + key)
         }
+    }
+
+    /// A keyless object of a rowid model whose `id` was set by hand names that row.
+    private func namesARowByHand(_ schema: ModelSchema) -> Bool {
+        if case .rowID = schema.key { return id != nil }
+        return false
     }
 
     /// Records a write that happened: the object now holds its row, or is deleted.
@@ -215,18 +241,29 @@ extension ActiveObject {
         let (schema, database) = try schemaAndDatabase()
         try runSaveHooks()
         let context = schema.context(in: database)
-        if id == nil && (request == .insert || (request == .save && recordState != .keyless)) {
-            try insertNew(schema: schema, database: database, context: context)
-        } else if let plan = try planWrite(request, schema: schema, context: context) {
+        let sql = schema.sql(in: database)
+        if isPlainInsert(request, schema) {
+            try insertNew(schema: schema, sql: sql, database: database, context: context)
+        } else if let plan = try planWrite(request, schema: schema, sql: sql, context: context) {
             try perform(plan, schema: schema, database: database)
         }
         didSave()
     }
 
+    /// Whether the write is an INSERT of the object as a new row, without an explicit id.
+    private func isPlainInsert(_ request: WriteRequest, _ schema: ModelSchema) -> Bool {
+        switch schema.key {
+        case .rowID:
+            return id == nil && (request == .insert || (request == .save && recordState != .keyless))
+        case .columns:
+            return request == .insert || (request == .save && recordState == .new)
+        }
+    }
+
     /// The most common write: the properties are bound straight into the cached INSERT.
-    private func insertNew(schema: ModelSchema, database: Database, context: ValueContext) throws {
+    private func insertNew(schema: ModelSchema, sql: ModelSQL, database: Database, context: ValueContext) throws {
         try database.withWriter { connection in
-            try connection.withStatement(schema.insertSQL, binding: { statement in
+            try connection.withStatement(sql.insertSQL, binding: { statement in
                 try bindColumns(to: statement, schema: schema, context: context)
             }) { statement in
                 while try statement.step() {}
@@ -237,7 +274,7 @@ extension ActiveObject {
                     id: nil, state: recordState, persistedRowID: persistedRowID,
                     relations: preloadedRelations, columnStates: nil))
             }
-            markPersisted(schema: schema, rowID: connection.lastInsertRowID)
+            markPersisted(schema: schema, rowID: sql.hasRowID ? connection.lastInsertRowID : nil)
         }
     }
 
@@ -251,26 +288,24 @@ extension ActiveObject {
     ///   key; what `willDelete()` throws; ``DatabaseError`` (a `restrict` foreign key…).
     @discardableResult
     public func delete() throws -> Bool {
-        guard let plan = try planDelete() else { return false }
         let (schema, database) = try schemaAndDatabase()
+        guard let plan = try planDelete(schema: schema, database: database) else { return false }
         try willDelete()
         let outcome = try perform(plan, schema: schema, database: database)
         didDelete()
         return outcome.changes > 0
     }
 
-    /// The DELETE of this object's row, or nil when it has no `id`.
-    func planDelete() throws -> WritePlan? {
-        let schema = try ModelSchema.of(Swift.type(of: self))
-        guard let id else {
-            if recordState == .keyless {
-                throw ActiveObjectError.misuse(
-                    "this \(schema.modelName) was loaded without its primary key column \"\(schema.primaryKey)\", so it names no row to delete")
-            }
-            return nil
+    /// The DELETE of this object's row, or nil when it names none (no `id`).
+    func planDelete(schema: ModelSchema, database: Database) throws -> WritePlan? {
+        if recordState == .keyless && !namesARowByHand(schema) {
+            throw ActiveObjectError.misuse(
+                "this \(schema.modelName) was loaded without its primary key, so it names no row to delete")
         }
-        return WritePlan(operation: .delete, sql: schema.deleteByIDSQL, arguments: [.integer(id)],
-                         table: schema.tableName, rowID: id)
+        let sql = schema.sql(in: database)
+        guard let key = try rowKeyArguments(schema: schema, context: schema.context(in: database)) else { return nil }
+        return WritePlan(operation: .delete, sql: sql.deleteSQL, arguments: key, table: schema.tableName,
+                         rowID: id, hasRowID: sql.hasRowID)
     }
 
     /// Re-reads the object's row, replacing every property (and discarding unsaved changes),
@@ -281,10 +316,11 @@ extension ActiveObject {
     ///   without its primary key.
     public func reload() throws {
         let (schema, database) = try schemaAndDatabase()
-        let id = try reloadID(schema: schema)
         let context = schema.context(in: database)
+        let key = try reloadKey(schema: schema, context: context)
+        let sql = schema.sql(in: database)
         let found = try database.withReader { connection in
-            try connection.withStatement(schema.findByIDSQL, [.integer(id)]) { statement -> Bool in
+            try connection.withStatement(sql.findByKeySQL, key) { statement -> Bool in
                 guard try statement.step() else { return false }
                 // Read into a scratch object first, so that a row that fails to decode leaves
                 // this object untouched; then take its values.
@@ -299,15 +335,15 @@ extension ActiveObject {
         didLoad()
     }
 
-    /// The id `reload()` reads, or the error that prevents it.
-    func reloadID(schema: ModelSchema) throws -> Int64 {
-        guard let id else {
-            if recordState == .keyless {
-                throw ActiveObjectError.misuse(
-                    "this \(schema.modelName) was loaded without its primary key column \"\(schema.primaryKey)\", so it names no row to reload")
-            }
+    /// The key `reload()` reads by, or the error that prevents it.
+    func reloadKey(schema: ModelSchema, context: ValueContext) throws -> [DatabaseValue] {
+        if recordState == .keyless && !namesARowByHand(schema) {
+            throw ActiveObjectError.misuse(
+                "this \(schema.modelName) was loaded without its primary key, so it names no row to reload")
+        }
+        guard let key = try rowKeyArguments(schema: schema, context: context) else {
             throw ActiveObjectError.recordNotFound(table: schema.tableName, id: nil)
         }
-        return id
+        return key
     }
 }

@@ -53,8 +53,24 @@ open class ActiveObject: CustomStringConvertible, Identifiable {
     /// The table name: by default the class name in snake_case (`BlogPost` → `blog_post`).
     open class var tableName: String { ColumnNaming.snakeCased(String(describing: self)) }
 
-    /// The integer primary key column. Default `"id"`; override to map e.g. `"contactid"`.
+    /// The primary key column. Default `"id"`.
+    ///
+    /// - Naming a column that is **not** a declared `@Column` maps the table's
+    ///   `INTEGER PRIMARY KEY` to ``id`` under that name (`"contactid"`); `"rowid"` maps ``id`` to
+    ///   the hidden rowid of a table without a declared key.
+    /// - Naming a declared `@Column` of any storable type makes it a natural key
+    ///   (`"CustomerID"`, a UUID…): `find(key:)` finds by it, `save()` updates by it, `upsert()`
+    ///   conflicts on it, and ``id`` stays the rowid where the table has one.
     open class var primaryKey: String { "id" }
+
+    /// The columns of a composite primary key, in key order (`["OrderID", "ProductID"]`); each
+    /// must be a declared `@Column`. Default `[primaryKey]`.
+    open class var primaryKeys: [String] { [primaryKey] }
+
+    /// Whether the table is `WITHOUT ROWID` (its key must be declared `@Column`s; ``id`` is
+    /// always nil). Default false. A natural-key table another tool created `WITHOUT ROWID` is
+    /// recognized without it; declare it so that `createTable()` creates one.
+    open class var withoutRowID: Bool { false }
 
     /// How property names become column names. Default `.asIs`.
     open class var columnNaming: ColumnNaming { .asIs }

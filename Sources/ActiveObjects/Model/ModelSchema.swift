@@ -22,15 +22,18 @@ struct SchemaColumn {
 /// Everything ActiveObjects knows about one model class, built once (reflection on a
 /// prototype) and cached by `ObjectIdentifier`: names, columns, accessors and SQL.
 final class ModelSchema: @unchecked Sendable {
-    // Safety of @unchecked Sendable: every stored property is immutable after `init`, except
-    // `updateStatements`, which is guarded by `lock`. The prototype object is never mutated
-    // after `init` (only read, to evaluate `\.$column` key paths).
+    // Safety of @unchecked Sendable: every stored property is immutable after `init` (the
+    // `ModelSQL`s guard their own cache). The prototype object is never mutated after `init`
+    // (only read, to evaluate `\.$column` key paths).
 
     let modelType: ActiveObject.Type
     let modelName: String
     let tableName: String
+    /// The model's `primaryKey` (for composite keys, the first of `primaryKeys`).
     let primaryKey: String
     let quotedTable: String
+    /// The quoted expression of `id` in SQL: the rowid column of rowid models, `"rowid"` for
+    /// natural keys.
     let quotedPrimaryKey: String
     let columns: [SchemaColumn]
     /// The columns' accessors, by slot: the per-row loops index this array rather than copy
@@ -40,28 +43,20 @@ final class ModelSchema: @unchecked Sendable {
     let dateStrategy: DateStrategy?
     /// A default-initialized instance; its wrappers carry their slots.
     let prototype: ActiveObject
-    /// Slot for each property name and column name; `-1` for the primary key.
+    /// Slot for each property name and column name; `-1` for `id`.
     private let slotByKey: [String: Int]
+    /// How rows are identified.
+    let key: KeyShape
+    /// Whether the model declares a `WITHOUT ROWID` table.
+    let declaresWithoutRowID: Bool
 
     /// How to load the model's own SELECTs, where slot `i` is result column `i + 1`.
     let canonicalSteps: [LoadStep]
-    /// `"id", "name", "age"`.
-    let selectList: String
-    /// `SELECT "id", … FROM "person"`.
-    let selectSQL: String
-    let findByIDSQL: SharedSQL
-    let insertSQL: SharedSQL
-    let insertWithIDSQL: SharedSQL
-    let upsertSQL: SharedSQL
-    let upsertWithIDSQL: SharedSQL
-    /// Insert with an id, or update every column of the row with that id (conflicts on the
-    /// primary key only).
-    let saveWholeRowSQL: SharedSQL
-    let deleteByIDSQL: SharedSQL
-    let existsByIDSQL: SharedSQL
-
-    private let lock = NSLock()
-    private var updateStatements: [[Int]: SharedSQL] = [:]
+    /// The SQL for the table layout the model declares.
+    let declaredSQL: ModelSQL
+    /// For natural keys on a table the model did not declare `WITHOUT ROWID`: the SQL for a
+    /// file whose table turns out to be `WITHOUT ROWID` (another tool made it).
+    private let withoutRowIDSQL: ModelSQL?
 
     /// Builds the schema of `type` (see ``of(_:)``, which caches it): reflects a prototype
     /// created with `type.init()` under `build`.
@@ -73,10 +68,18 @@ final class ModelSchema: @unchecked Sendable {
         modelType = type
         modelName = String(describing: type)
         tableName = type.tableName
-        primaryKey = type.primaryKey
+        let keyNames = type.primaryKeys
+        declaresWithoutRowID = type.withoutRowID
         dateStrategy = type.dateStrategy
         try SQLIdentifier.validate(tableName, what: "table name", model: modelName)
-        try SQLIdentifier.validate(primaryKey, what: "primary key", model: modelName)
+        guard !keyNames.isEmpty else {
+            throw ActiveObjectError.invalidModel(model: modelName, reason: "primaryKeys is empty")
+        }
+        for name in keyNames { try SQLIdentifier.validate(name, what: "primary key", model: modelName) }
+        guard Set(keyNames.map { $0.lowercased() }).count == keyNames.count else {
+            throw ActiveObjectError.invalidModel(model: modelName, reason: "primaryKeys \(keyNames) names a column twice")
+        }
+        primaryKey = keyNames[0]
         if tableName.lowercased().hasPrefix("sqlite_") {
             throw ActiveObjectError.invalidModel(model: modelName, reason: "table names starting with sqlite_ are reserved")
         }
@@ -87,9 +90,8 @@ final class ModelSchema: @unchecked Sendable {
         try PrototypeColumnCheck.verify(prototype: prototype, recorded: recorded, discovery: discovery)
         let naming = type.columnNaming
         var columns: [SchemaColumn] = []
-        var slots: [String: Int] = ["id": -1]
-        slots[primaryKey] = -1
-        var usedNames: [String: String] = [primaryKey.lowercased(): "the primary key"]
+        var slots: [String: Int] = [:]
+        var usedNames: [String: String] = [:]
         for discovered in discovery.columns {
             let name = discovered.descriptor.options.name ?? naming.columnName(for: discovered.propertyName)
             try SQLIdentifier.validate(name, what: "column name of \(discovered.propertyName)", model: modelName)
@@ -108,6 +110,31 @@ final class ModelSchema: @unchecked Sendable {
                                         options: discovered.descriptor.options, accessor: discovered.accessor))
             discovered.descriptor.slot = slot
         }
+
+        // The key: declared columns (natural or composite), or the rowid.
+        let keySlots = keyNames.map { name in columns.firstIndex { $0.name.lowercased() == name.lowercased() } }
+        if keySlots.allSatisfy({ $0 != nil }) {
+            key = .columns(slots: keySlots.map { $0! })
+        } else if keyNames.count == 1 {
+            // Round 1: the integer primary key is `id`, under the name `primaryKey` gives.
+            key = .rowID(column: primaryKey, isHidden: KeyShape.rowIDNames.contains(primaryKey.lowercased()))
+            if let other = usedNames[primaryKey.lowercased()] {
+                throw ActiveObjectError.invalidModel(
+                    model: modelName, reason: "the primary key \"\(primaryKey)\" is also the column of \(other)")
+            }
+        } else {
+            let missing = keyNames.filter { name in !columns.contains { $0.name.lowercased() == name.lowercased() } }
+            throw ActiveObjectError.invalidModel(
+                model: modelName,
+                reason: "primaryKeys names \(missing.map { "\"\($0)\"" }.joined(separator: ", ")), which no @Column declares (a composite key is made of declared columns)")
+        }
+        if declaresWithoutRowID, case .rowID = key {
+            throw ActiveObjectError.invalidModel(
+                model: modelName,
+                reason: "a WITHOUT ROWID table needs a primary key of declared @Columns (primaryKey or primaryKeys)")
+        }
+        if slots["id"] == nil { slots["id"] = -1 }
+        if case .rowID = key { slots[primaryKey] = -1 }
         self.columns = columns
         accessors = columns.map(\.accessor)
         slotByKey = slots
@@ -115,46 +142,45 @@ final class ModelSchema: @unchecked Sendable {
 
         // The SQL, built once.
         quotedTable = SQLIdentifier.quote(tableName)
-        quotedPrimaryKey = SQLIdentifier.quote(primaryKey)
         let names = columns.map(\.quotedName)
-        selectList = ([quotedPrimaryKey] + names).joined(separator: ", ")
-        selectSQL = "SELECT \(selectList) FROM \(quotedTable)"
-        findByIDSQL = SharedSQL("\(selectSQL) WHERE \(quotedPrimaryKey) = ?")
-        let table = quotedTable, key = quotedPrimaryKey
-        let insert = Self.insertSQL(table: table, columns: names)
-        let insertWithID = Self.insertSQL(table: table, columns: [key] + names)
-        insertSQL = SharedSQL(insert)
-        insertWithIDSQL = SharedSQL(insertWithID)
-        // Upsert never uses REPLACE, which deletes the old row (and cascades).
-        let assignments = names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        let conflict = assignments.isEmpty
-            ? "ON CONFLICT DO NOTHING"
-            : "ON CONFLICT DO UPDATE SET \(assignments)"
-        upsertSQL = SharedSQL("\(insert) \(conflict) RETURNING \(key)")
-        upsertWithIDSQL = SharedSQL("\(insertWithID) \(conflict) RETURNING \(key)")
-        saveWholeRowSQL = SharedSQL(assignments.isEmpty
-            ? "\(insertWithID) ON CONFLICT(\(key)) DO NOTHING"
-            : "\(insertWithID) ON CONFLICT(\(key)) DO UPDATE SET \(assignments)")
-        deleteByIDSQL = SharedSQL("DELETE FROM \(table) WHERE \(key) = ?")
-        existsByIDSQL = SharedSQL("SELECT 1 FROM \(table) WHERE \(key) = ?")
+        switch key {
+        case .rowID(let column, _): quotedPrimaryKey = SQLIdentifier.quote(column)
+        case .columns: quotedPrimaryKey = "\"rowid\""
+        }
+        declaredSQL = ModelSQL(table: quotedTable, columns: names, key: key, hasRowID: !declaresWithoutRowID)
+        if case .columns = key, !declaresWithoutRowID {
+            withoutRowIDSQL = ModelSQL(table: quotedTable, columns: names, key: key, hasRowID: false)
+        } else {
+            withoutRowIDSQL = nil
+        }
     }
 
-    private static func insertSQL(table: String, columns: [String]) -> String {
-        if columns.isEmpty { return "INSERT INTO \(table) DEFAULT VALUES" }
-        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        return "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(marks))"
+    /// The SQL for the table as it is in `database`: a natural-key model's table may be
+    /// `WITHOUT ROWID` in a file another tool made, without the model saying so.
+    @inline(__always)
+    func sql(in database: Database) -> ModelSQL {
+        guard let withoutRowIDSQL else { return declaredSQL }
+        return database.tableHasRowID(tableName) ? declaredSQL : withoutRowIDSQL
     }
 
-    /// `UPDATE "t" SET "a" = ?, "b" = ? WHERE "id" = ?` for the given slots, cached.
-    func updateSQL(slots: [Int]) -> SharedSQL {
-        lock.lock()
-        defer { lock.unlock() }
-        if let sql = updateStatements[slots] { return sql }
-        let assignments = slots.map { "\(columns[$0].quotedName) = ?" }.joined(separator: ", ")
-        let sql = SharedSQL("UPDATE \(quotedTable) SET \(assignments) WHERE \(quotedPrimaryKey) = ?")
-        if updateStatements.count < 256 { updateStatements[slots] = sql }
-        return sql
+    /// The slots of the key columns (empty for rowid models).
+    var keySlots: [Int] {
+        if case .columns(let slots) = key { return slots }
+        return []
     }
+
+    /// The one column other tables' foreign keys reference: the rowid column (slot -1) of rowid
+    /// models, or the single key column. Nil for composite keys and hidden rowids.
+    var referencedKey: (slot: Int, name: String)? {
+        switch key {
+        case .rowID(let column, let isHidden): return isHidden ? nil : (-1, column)
+        case .columns(let slots): return slots.count == 1 ? (slots[0], columns[slots[0]].name) : nil
+        }
+    }
+
+    // The SQL of the declared layout, for tests and diagnostics.
+    var selectSQL: String { declaredSQL.selectSQL }
+    var selectList: String { declaredSQL.selectList }
 
     /// A new, ordinary object of the model, for the library's own use (loading rows): its
     /// wrappers are `.fresh` even when it is created while a prototype is being built on this

@@ -24,6 +24,9 @@ struct ObjectLoader {
     let schema: ModelSchema
     let context: ValueContext
     private let idColumn: Int32?
+    /// Whether the result holds the model's key (a natural key's columns, or the rowid of a
+    /// rowid model): objects loaded without it are `keyless`.
+    private let hasKey: Bool
     /// A step for every model column present in the result.
     private let steps: [LoadStep]
 
@@ -33,6 +36,7 @@ struct ObjectLoader {
         self.schema = schema
         self.context = context
         idColumn = 0
+        hasKey = true
         steps = schema.canonicalSteps
     }
 
@@ -45,7 +49,14 @@ struct ObjectLoader {
         for index in (0..<statement.columnCount).reversed() {
             positions[statement.columnName(index).lowercased()] = index
         }
-        idColumn = positions[schema.primaryKey.lowercased()]
+        switch schema.key {
+        case .rowID(let column, _):
+            idColumn = positions[column.lowercased()] ?? (column.lowercased() == "id" ? nil : positions["rowid"])
+        case .columns:
+            idColumn = positions["rowid"]
+        }
+        let keyNames = schema.keySlots.map { schema.columns[$0].name.lowercased() }
+        hasKey = keyNames.allSatisfy { positions[$0] != nil }
         var steps: [LoadStep] = []
         for (slot, column) in schema.columns.enumerated() {
             if let position = positions[column.name.lowercased()] {
@@ -109,7 +120,15 @@ struct ObjectLoader {
         }
         object.id = rowID
         object.persistedRowID = rowID
-        object.recordState = rowID == nil ? .keyless : .persisted
+        object.recordState = state(rowID: rowID)
+    }
+
+    /// A loaded object's state: it holds its row when the result named it.
+    private func state(rowID: Int64?) -> RecordState {
+        switch schema.key {
+        case .rowID: return rowID == nil ? .keyless : .persisted
+        case .columns: return hasKey ? .persisted : .keyless
+        }
     }
 
     /// Stores a row read elsewhere (in the canonical layout: the key, then the columns in
@@ -138,6 +157,6 @@ struct ObjectLoader {
         }
         object.id = rowID
         object.persistedRowID = rowID
-        object.recordState = rowID == nil ? .keyless : .persisted
+        object.recordState = state(rowID: rowID)
     }
 }

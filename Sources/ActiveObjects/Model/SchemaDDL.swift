@@ -24,7 +24,7 @@ struct SchemaDDL {
                                                      reason: "its default cannot be written: \(error)")
             }
             if let parent = column.options.references {
-                definition += " REFERENCES \(SQLIdentifier.quote(parent.tableName))(\(SQLIdentifier.quote(parent.primaryKey)))"
+                definition += " REFERENCES \(try Self.referencedColumn(of: parent, from: schema, column: column.name))"
                 definition += " ON DELETE \(column.options.onDelete.rawValue)"
             }
             definitions.append(definition)
@@ -39,9 +39,34 @@ struct SchemaDDL {
         }
         columnDefinitions = definitions
         indexSQL = indexes
-        let key = "\(schema.quotedPrimaryKey) INTEGER PRIMARY KEY" + (autoIncrement ? " AUTOINCREMENT" : "")
-        let all = [key] + definitions
+        var all = definitions
+        var options = ""
+        switch schema.key {
+        case .rowID(_, isHidden: true):
+            break   // the hidden rowid: no key column
+        case .rowID:
+            all.insert("\(schema.quotedPrimaryKey) INTEGER PRIMARY KEY" + (autoIncrement ? " AUTOINCREMENT" : ""), at: 0)
+        case .columns(let slots):
+            all.append("PRIMARY KEY (\(slots.map { schema.columns[$0].quotedName }.joined(separator: ", ")))")
+            if schema.declaresWithoutRowID { options = " WITHOUT ROWID" }
+        }
+        if all.isEmpty {
+            throw ActiveObjectError.invalidModel(model: schema.modelName, reason: "it declares no column and no key to create a table with")
+        }
         let table = tableName.map(SQLIdentifier.quote) ?? schema.quotedTable
-        createTableSQL = "CREATE TABLE IF NOT EXISTS \(table) (\(all.joined(separator: ", ")))"
+        createTableSQL = "CREATE TABLE IF NOT EXISTS \(table) (\(all.joined(separator: ", ")))\(options)"
+    }
+
+    /// `"Customers"("CustomerID")`: the table and key column a foreign key to `parent` names.
+    /// - Throws: ``ActiveObjectError/invalidModel(model:reason:)`` when `parent`'s key is not
+    ///   one column other tables can reference (a composite key, a hidden rowid).
+    static func referencedColumn(of parent: ActiveObject.Type, from schema: ModelSchema, column: String) throws -> String {
+        let parentSchema = try ModelSchema.of(parent)
+        guard let key = parentSchema.referencedKey else {
+            throw ActiveObjectError.invalidModel(
+                model: schema.modelName,
+                reason: "column \(column) references \(parentSchema.modelName), whose key \(parent.primaryKeys) is not one column a foreign key can name")
+        }
+        return "\(parentSchema.quotedTable)(\(SQLIdentifier.quote(key.name)))"
     }
 }

@@ -3,11 +3,11 @@
 /// it on the library's writer thread while the object stays on its caller's actor.
 struct WritePlan: Sendable {
     enum Operation: Sendable {
-        /// INSERT without an id: the row gets a new rowid.
+        /// INSERT without an id: the row gets a new rowid (when the table has rowids).
         case insert
         /// INSERT or whole-row replacement with a known id (`rowID`).
         case insertWithID
-        /// `INSERT … ON CONFLICT DO UPDATE … RETURNING` the key.
+        /// `INSERT … ON CONFLICT DO UPDATE`, returning the rowid when the table has rowids.
         case upsert
         /// UPDATE of some columns of the row `rowID`: it must exist.
         case update
@@ -23,6 +23,8 @@ struct WritePlan: Sendable {
     let table: String
     /// The row the write targets (nil for a plain insert).
     let rowID: Int64?
+    /// Whether the table has rowids (a `WITHOUT ROWID` table's rows have no `id`).
+    let hasRowID: Bool
 
     /// What the write did.
     struct Outcome: Sendable {
@@ -39,7 +41,7 @@ struct WritePlan: Sendable {
         switch operation {
         case .insert:
             try connection.execute(sql, arguments)
-            return Outcome(rowID: connection.lastInsertRowID, changes: 1)
+            return Outcome(rowID: hasRowID ? connection.lastInsertRowID : nil, changes: 1)
         case .insertWithID:
             try connection.execute(sql, arguments)
             return Outcome(rowID: rowID, changes: connection.lastChanges)

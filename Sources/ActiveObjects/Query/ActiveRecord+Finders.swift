@@ -38,15 +38,19 @@ extension ActiveRecord where Self: ActiveObject {
 
     // MARK: Finders
 
-    /// The object with this primary key, or nil.
-    /// - Throws: ``ActiveObjectError/noDatabase(model:)``, ``ActiveObjectError/invalidModel(model:reason:)``,
+    /// The object with this `id` (rowid), or nil. (Natural keys: ``find(key:)-(Key)``.)
+    /// - Throws: ``ActiveObjectError/invalidArgument(_:)`` for a `WITHOUT ROWID` table,
+    ///   ``ActiveObjectError/noDatabase(model:)``, ``ActiveObjectError/invalidModel(model:reason:)``,
     ///   ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)``, ``DatabaseError``.
     public static func find(id: Int64) throws -> Self? {
         let schema = try ModelSchema.of(self)
         guard let database = self.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
         let context = schema.context(in: database)
+        guard let findByRowID = schema.sql(in: database).findByRowIDSQL else {
+            throw ActiveObjectError.invalidArgument("\(schema.modelName)'s table is WITHOUT ROWID: its rows have no id; use find(key:)")
+        }
         return try database.withReader { connection in
-            try connection.withStatement(schema.findByIDSQL, [.integer(id)]) { statement in
+            try connection.withStatement(findByRowID, [.integer(id)]) { statement in
                 guard try statement.step() else { return nil }
                 let loader = ObjectLoader(canonicalFor: schema, context: context)
                 return unsafeDowncast(try loader.load(from: statement), to: Self.self)

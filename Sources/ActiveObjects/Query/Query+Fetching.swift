@@ -67,8 +67,12 @@ extension Query {
         if compiled.limitClause.isEmpty && compiled.orderClause.isEmpty {
             sql = "DELETE FROM \(table)\(compiled.whereClause)"
         } else {
-            let key = compiled.schema.quotedPrimaryKey
-            sql = "DELETE FROM \(table) WHERE \(key) IN (SELECT \(key) FROM \(table)\(compiled.tail))"
+            // Rows named by their key (a row value for composite keys, which works without rowid).
+            let keys = compiled.schema.keySlots.isEmpty
+                ? compiled.schema.quotedPrimaryKey
+                : "(" + compiled.schema.keySlots.map { compiled.schema.columns[$0].quotedName }.joined(separator: ", ") + ")"
+            let list = keys.hasPrefix("(") ? String(keys.dropFirst().dropLast()) : keys
+            sql = "DELETE FROM \(table) WHERE \(keys) IN (SELECT \(list) FROM \(table)\(compiled.tail))"
         }
         return try compiled.database.withWriter { connection in
             try connection.execute(sql, compiled.tailArguments)
@@ -101,7 +105,7 @@ extension Query {
         let schema = compiled.schema
         let slot = try schema.slot(for: column)
         let name = schema.columnName(slot: slot)
-        let sql = "SELECT \(schema.quotedColumn(slot: slot)), \(schema.quotedPrimaryKey) FROM \(schema.quotedTable)\(compiled.tail)"
+        let sql = "SELECT \(schema.quotedColumn(slot: slot)), \(compiled.sql.idExpression) FROM \(schema.quotedTable)\(compiled.tail)"
         return try compiled.database.withReader { connection in
             try connection.withStatement(sql, compiled.tailArguments) { statement in
                 var values: [V] = []

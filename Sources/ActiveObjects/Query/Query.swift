@@ -108,6 +108,8 @@ public struct Query<Model: ActiveObject>: Sendable {
     struct Compiled: Sendable {
         let schema: ModelSchema
         let database: Database
+        /// The model's SQL for its table as it is in `database`.
+        let sql: ModelSQL
         let context: ValueContext
         let whereClause: String
         let orderClause: String
@@ -119,7 +121,7 @@ public struct Query<Model: ActiveObject>: Sendable {
         var tail: String { whereClause + orderClause + limitClause }
         var tailArguments: [DatabaseValue] { arguments + limitArguments }
         /// The model's SELECT with the whole tail.
-        var selectSQL: String { schema.selectSQL + tail }
+        var selectSQL: String { sql.selectSQL + tail }
     }
 
     /// The SQL pieces of the query, checked against the model.
@@ -148,7 +150,8 @@ public struct Query<Model: ActiveObject>: Sendable {
                 limitArguments.append(.integer(Int64(offsetCount)))
             }
         }
-        return Compiled(schema: schema, database: database, context: context, whereClause: whereClause,
+        return Compiled(schema: schema, database: database, sql: schema.sql(in: database), context: context,
+                        whereClause: whereClause,
                         orderClause: orderClause, arguments: renderer.arguments,
                         limitClause: limitClause, limitArguments: limitArguments)
     }

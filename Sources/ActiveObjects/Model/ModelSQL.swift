@@ -1,0 +1,121 @@
+import Foundation
+
+/// How a model's rows are identified.
+enum KeyShape: Equatable {
+    /// `id` is the table's `INTEGER PRIMARY KEY` named `column` (round 1: `primaryKey` names a
+    /// column that is not a declared `@Column`), or the hidden rowid when `column` is `rowid`
+    /// (tables without a declared key).
+    case rowID(column: String, isHidden: Bool)
+    /// The key is one or more declared `@Column`s (a natural or composite key), in key order;
+    /// `id` is the rowid when the table has one.
+    case columns(slots: [Int])
+
+    /// Names SQLite accepts for a table's hidden rowid.
+    static let rowIDNames: Set<String> = ["rowid", "_rowid_", "oid"]
+}
+
+/// The SQL of one model for one table layout (with or without a rowid), built once.
+///
+/// Rows are identified by the key: `"id" = ?` for rowid models, `"a" = ? AND "b" = ?` for
+/// natural and composite keys. Every SELECT starts with the id expression (the rowid, or
+/// `NULL` for `WITHOUT ROWID` tables), then the columns in slot order.
+final class ModelSQL: @unchecked Sendable {
+    // Safety of @unchecked Sendable: immutable after init, except `updates`, guarded by `lock`.
+    let hasRowID: Bool
+    /// The quoted id expression in SELECTs: the rowid column, `"rowid"`, or `NULL`.
+    let idExpression: String
+    /// `"id", "name", "age"`.
+    let selectList: String
+    /// `SELECT "id", … FROM "person"`.
+    let selectSQL: String
+    /// The condition naming one row by its key, and its parameters' count.
+    let keyCondition: String
+    let findByKeySQL: SharedSQL
+    /// Find by rowid (nil without a rowid).
+    let findByRowIDSQL: SharedSQL?
+    let insertSQL: SharedSQL
+    /// INSERT with the rowid first (rowid models only).
+    let insertWithIDSQL: SharedSQL?
+    let upsertSQL: SharedSQL
+    let upsertWithIDSQL: SharedSQL?
+    /// Insert, or replace every column of the row with that key.
+    let saveWholeRowSQL: SharedSQL
+    let deleteSQL: SharedSQL
+    let existsSQL: SharedSQL
+    /// Whether an upsert returns the rowid.
+    let upsertReturnsID: Bool
+
+    private let quotedTable: String
+    private let columnNames: [String]
+    private let lock = NSLock()
+    private var updates: [[Int]: SharedSQL] = [:]
+
+    init(table quotedTable: String, columns names: [String], key: KeyShape, hasRowID: Bool) {
+        self.quotedTable = quotedTable
+        self.columnNames = names
+        self.hasRowID = hasRowID
+        let table = quotedTable
+        switch key {
+        case .rowID(let column, _):
+            idExpression = SQLIdentifier.quote(column)
+            keyCondition = "\(idExpression) = ?"
+        case .columns(let slots):
+            idExpression = hasRowID ? "\"rowid\"" : "NULL"
+            keyCondition = slots.map { "\(names[$0]) = ?" }.joined(separator: " AND ")
+        }
+        selectList = ([idExpression] + names).joined(separator: ", ")
+        selectSQL = "SELECT \(selectList) FROM \(table)"
+        findByKeySQL = SharedSQL("\(selectSQL) WHERE \(keyCondition)")
+        deleteSQL = SharedSQL("DELETE FROM \(table) WHERE \(keyCondition)")
+        existsSQL = SharedSQL("SELECT 1 FROM \(table) WHERE \(keyCondition)")
+        let insert = Self.insertSQL(table: table, columns: names)
+        insertSQL = SharedSQL(insert)
+        // Upsert never uses REPLACE, which deletes the old row (and cascades).
+        switch key {
+        case .rowID:
+            let key = idExpression
+            let insertWithID = Self.insertSQL(table: table, columns: [key] + names)
+            let assignments = names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            let conflict = assignments.isEmpty ? "ON CONFLICT DO NOTHING" : "ON CONFLICT DO UPDATE SET \(assignments)"
+            findByRowIDSQL = findByKeySQL
+            insertWithIDSQL = SharedSQL(insertWithID)
+            upsertSQL = SharedSQL("\(insert) \(conflict) RETURNING \(key)")
+            upsertWithIDSQL = SharedSQL("\(insertWithID) \(conflict) RETURNING \(key)")
+            upsertReturnsID = true
+            saveWholeRowSQL = SharedSQL(assignments.isEmpty
+                ? "\(insertWithID) ON CONFLICT(\(key)) DO NOTHING"
+                : "\(insertWithID) ON CONFLICT(\(key)) DO UPDATE SET \(assignments)")
+        case .columns(let slots):
+            let keys = slots.map { names[$0] }.joined(separator: ", ")
+            let others = names.indices.filter { !slots.contains($0) }.map { names[$0] }
+            let assignments = others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            let conflict = assignments.isEmpty
+                ? "ON CONFLICT(\(keys)) DO NOTHING"
+                : "ON CONFLICT(\(keys)) DO UPDATE SET \(assignments)"
+            findByRowIDSQL = hasRowID ? SharedSQL("\(selectSQL) WHERE \"rowid\" = ?") : nil
+            insertWithIDSQL = nil
+            upsertSQL = SharedSQL("\(insert) \(conflict)" + (hasRowID ? " RETURNING \"rowid\"" : ""))
+            upsertWithIDSQL = nil
+            upsertReturnsID = hasRowID
+            saveWholeRowSQL = SharedSQL("\(insert) \(conflict)")
+        }
+    }
+
+    private static func insertSQL(table: String, columns: [String]) -> String {
+        if columns.isEmpty { return "INSERT INTO \(table) DEFAULT VALUES" }
+        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        return "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(marks))"
+    }
+
+    /// `UPDATE "t" SET "a" = ?, "b" = ? WHERE <key>` for the given slots, cached (the first
+    /// 256 shapes; rarer ones are built per call).
+    func updateSQL(slots: [Int]) -> SharedSQL {
+        lock.lock()
+        defer { lock.unlock() }
+        if let sql = updates[slots] { return sql }
+        let assignments = slots.map { "\(columnNames[$0]) = ?" }.joined(separator: ", ")
+        let sql = SharedSQL("UPDATE \(quotedTable) SET \(assignments) WHERE \(keyCondition)")
+        if updates.count < 256 { updates[slots] = sql }
+        return sql
+    }
+}
