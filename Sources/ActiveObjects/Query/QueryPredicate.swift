@@ -88,6 +88,9 @@ indirect enum PredicateNode: Sendable {
     case not(PredicateNode)
     case sql(String, [any ColumnValue])
     case criteria([(key: String, value: CriteriaValue)])
+    /// A filter that could not be built (e.g. a relation whose key path names no column): the
+    /// query throws this error when it runs.
+    case failure(any Error)
 
     /// A criteria dictionary, sorted by key (so the SQL, and its cached statement, is stable).
     static func criteria(_ dictionary: [String: Any?]) -> PredicateNode {
@@ -148,6 +151,8 @@ struct PredicateRenderer {
             return "(\(sql))"
         case let .criteria(pairs):
             return try renderCriteria(pairs)
+        case let .failure(error):
+            throw error
         }
     }
 

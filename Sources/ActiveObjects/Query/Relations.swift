@@ -1,85 +1,29 @@
-// Relations: belongs-to, has-many and has-one, declared as computed properties of models,
-// and their eager loading with `Query.including(_:)`.
-
-/// Identifies a preloaded relation on an object: the foreign-key column and the kind.
-struct PreloadKey: Hashable {
-    let foreignKeySlot: Int
-    let relatedType: ObjectIdentifier
-    let kind: Kind
-    enum Kind { case belongsTo, hasMany, hasOne }
-}
-
-/// A parent loaded by `including(_:)`, with the foreign key it was loaded for: when the key
-/// changes afterwards, `get()` loads the new parent instead.
-struct PreloadedParent {
-    let key: Int64?
-    let parent: ActiveObject?
-}
-
-/// Loads related objects for a list of parents in one query (see `Query.including`).
-struct Preloader<Model: ActiveObject>: Sendable {
-    let load: @Sendable ([Model]) throws -> Void
-}
-
-extension ActiveObject {
-    /// The integer value of the column at `slot` (nil for NULL).
-    func integerValue(atSlot slot: Int, schema: ModelSchema) throws -> Int64? {
-        let value = try withUnsafeObjectPointer { base in
-            try schema.columns[slot].accessor.encode(from: base, context: ValueContext())
-        }
-        switch value {
-        case .integer(let int): return int
-        case .null: return nil
-        default:
-            throw ActiveObjectError.typeMismatch(table: schema.tableName, column: schema.columns[slot].name,
-                                                 rowID: id, expected: "Int64", found: value.description)
-        }
-    }
-
-    /// Stores an integer (or NULL) into the column at `slot`.
-    func setIntegerValue(_ value: Int64?, atSlot slot: Int, schema: ModelSchema) throws {
-        let stored: DatabaseValue = value.map { .integer($0) } ?? .null
-        let loaded = withUnsafeObjectPointer { base in
-            schema.columns[slot].accessor.assign(stored, into: base, context: ValueContext())
-        }
-        guard loaded else {
-            throw ActiveObjectError.invalidValue(table: schema.tableName, column: schema.columns[slot].name,
-                                                 reason: "cannot hold \(stored)")
-        }
-    }
-}
+// Relations: belongs-to, has-many and has-one over keys of any type (an `id`, a TEXT or UUID
+// natural key, optional or not), declared as computed properties of models.
 
 extension ActiveRecord where Self: ActiveObject {
-    /// A belongs-to relation through this model's foreign-key column:
-    /// `var group: BelongsTo<Group> { belongsTo(\.$groupId) }`.
-    public func belongsTo<Parent: ActiveObject>(_ foreignKey: KeyPath<Self, ColumnReference<Int64?>>) -> BelongsTo<Parent> {
+    /// A belongs-to relation through this model's foreign-key column, of any key type:
+    /// `var group: BelongsTo<Group> { belongsTo(\.$groupId) }`,
+    /// `var customer: BelongsTo<Customer> { belongsTo(\.$customerId) }` (a `String?` key).
+    public func belongsTo<Parent: ActiveObject, Key: ColumnValue>(
+        _ foreignKey: KeyPath<Self, ColumnReference<Key>>
+    ) -> BelongsTo<Parent> {
         BelongsTo(child: self, childType: Self.self, foreignKey: foreignKey)
     }
 
-    /// A belongs-to relation through a non-optional foreign-key column.
-    public func belongsTo<Parent: ActiveObject>(_ foreignKey: KeyPath<Self, ColumnReference<Int64>>) -> BelongsTo<Parent> {
-        BelongsTo(child: self, childType: Self.self, foreignKey: foreignKey)
-    }
-
-    /// A has-many relation through the children's foreign-key column:
+    /// A has-many relation through the children's foreign-key column, of any key type:
     /// `var people: HasMany<Person> { hasMany(\.$groupId) }`.
-    public func hasMany<Child: ActiveObject>(_ foreignKey: KeyPath<Child, ColumnReference<Int64?>>) -> HasMany<Child> {
+    public func hasMany<Child: ActiveObject, Key: ColumnValue>(
+        _ foreignKey: KeyPath<Child, ColumnReference<Key>>
+    ) -> HasMany<Child> {
         HasMany(parent: self, foreignKey: foreignKey)
     }
 
-    /// A has-many relation through a non-optional foreign-key column of the children.
-    public func hasMany<Child: ActiveObject>(_ foreignKey: KeyPath<Child, ColumnReference<Int64>>) -> HasMany<Child> {
-        HasMany(parent: self, foreignKey: foreignKey)
-    }
-
-    /// A has-one relation through the child's foreign-key column:
+    /// A has-one relation through the child's foreign-key column, of any key type:
     /// `var profile: HasOne<Profile> { hasOne(\.$userId) }`.
-    public func hasOne<Child: ActiveObject>(_ foreignKey: KeyPath<Child, ColumnReference<Int64?>>) -> HasOne<Child> {
-        HasOne(parent: self, foreignKey: foreignKey)
-    }
-
-    /// A has-one relation through a non-optional foreign-key column of the child.
-    public func hasOne<Child: ActiveObject>(_ foreignKey: KeyPath<Child, ColumnReference<Int64>>) -> HasOne<Child> {
+    public func hasOne<Child: ActiveObject, Key: ColumnValue>(
+        _ foreignKey: KeyPath<Child, ColumnReference<Key>>
+    ) -> HasOne<Child> {
         HasOne(parent: self, foreignKey: foreignKey)
     }
 }
@@ -91,41 +35,68 @@ extension ActiveRecord where Self: ActiveObject {
 ///     @Column(references: Group.self, onDelete: .setNull) var groupId: Int64? = nil
 ///     var group: BelongsTo<Group> { belongsTo(\.$groupId) }
 /// }
-/// let group = try person.group.get()      // one SELECT by primary key; nil when the key is NULL
+/// let group = try person.group.get()      // one SELECT by key; nil when the key is NULL
 /// ```
+/// The foreign key holds the parent's key: its `id`, or its natural key (one column).
 public struct BelongsTo<Parent: ActiveObject> {
     let child: ActiveObject
     let childType: ActiveObject.Type
     let foreignKey: AnyKeyPath
 
     func key(_ schema: ModelSchema) throws -> PreloadKey {
-        PreloadKey(foreignKeySlot: try schema.slot(for: foreignKey), relatedType: ObjectIdentifier(Parent.self), kind: .belongsTo)
+        PreloadKey(kind: .belongsTo, relatedType: ObjectIdentifier(Parent.self), slot: try schema.columnSlot(for: foreignKey))
     }
 
     /// The parent object, or nil when the foreign key is NULL or points to no row.
     /// Issues no SQL when the relation was preloaded with `including(_:)`.
+    /// - Throws: ``ActiveObjectError/invalidModel(model:reason:)`` when the parent's key is not
+    ///   one column; the errors of a fetch (``DatabaseError``, `typeMismatch`…).
     public func get() throws -> Parent? {
         let schema = try ModelSchema.of(childType)
         let key = try key(schema)
-        let parentID = try child.integerValue(atSlot: key.foreignKeySlot, schema: schema)
+        let value = try child.columnValue(atSlot: key.slot, schema: schema)
         // A preloaded parent counts only while the key still points at it.
-        if let preloaded = child.preloadedRelations?[key] as? PreloadedParent, preloaded.key == parentID {
+        if let preloaded = child.preloadedRelations?[key] as? PreloadedParent, preloaded.key == value {
             return preloaded.parent as? Parent
         }
-        guard let parentID else { return nil }
-        return try Parent.loadByID(parentID)
+        return try Self.parent(for: value)
+    }
+
+    /// The parent whose key is `value` (nil for NULL).
+    static func parent(for value: DatabaseValue) throws -> Parent? {
+        guard !value.isNull else { return nil }
+        let parentKey = try ModelSchema.of(Parent.self).requireReferencedKey(for: "a belongs-to relation to \(Parent.self)")
+        if parentKey.slot < 0, case .integer(let id) = value { return try Parent.loadByID(id) }
+        return try Query<Parent>().where([parentKey.name: value]).first()
     }
 
     /// Points the foreign key at `parent` (nil clears it); call `save()` on the object to persist.
-    /// - Throws: ``ActiveObjectError/recordNotFound(table:id:)`` when `parent` was never saved.
+    /// - Throws: ``ActiveObjectError/recordNotFound(table:id:)`` when `parent` has no key yet
+    ///   (never saved); ``ActiveObjectError/invalidValue(table:column:reason:)`` when the
+    ///   column cannot hold it (nil into a non-optional key).
     public func set(_ parent: Parent?) throws {
         let schema = try ModelSchema.of(childType)
         let key = try key(schema)
-        if let parent, parent.id == nil {
-            throw ActiveObjectError.recordNotFound(table: Parent.tableName, id: nil)
+        var value = DatabaseValue.null
+        if let parent {
+            let parentSchema = try ModelSchema.of(Parent.self)
+            guard let parentKey = try parent.referencedKeyValue(schema: parentSchema) else {
+                throw ActiveObjectError.recordNotFound(table: Parent.tableName, id: nil)
+            }
+            value = parentKey
         }
-        try child.setIntegerValue(parent?.id, atSlot: key.foreignKeySlot, schema: schema)
+        try child.assignColumnValue(value, atSlot: key.slot, schema: schema)
         child.preloadedRelations?[key] = nil
+    }
+
+    /// Async form of ``get()``: the key is read on the caller's actor, the parent fetched on a
+    /// reader thread (always a fresh object: preloaded parents serve the synchronous form).
+    /// - Throws: as ``get()``.
+    nonisolated(nonsending) public func get() async throws -> sending Parent? {
+        let schema = try ModelSchema.of(childType)
+        let value = try child.columnValue(atSlot: try key(schema).slot, schema: schema)
+        guard !value.isNull else { return nil }
+        return try await Parent.requireDatabase().perform(.reading) { try Self.parent(for: value) }
     }
 }
 
@@ -140,50 +111,58 @@ public struct BelongsTo<Parent: ActiveObject> {
 /// try group.people.where(\.$age > 30).count()     // any query feature applies
 /// try group.people.add(person)                    // sets person.groupId, saves person
 /// ```
-/// A parent that was never saved has no children: `all()` is empty and runs no SQL.
+/// A parent without a key yet (never saved) has no children: `all()` is empty and runs no SQL.
 public struct HasMany<Child: ActiveObject> {
     let parent: ActiveObject
     let foreignKey: AnyKeyPath
 
     func key() throws -> (PreloadKey, ModelSchema) {
         let schema = try ModelSchema.of(Child.self)
-        let key = PreloadKey(foreignKeySlot: try schema.slot(for: foreignKey),
-                             relatedType: ObjectIdentifier(Swift.type(of: parent)), kind: .hasMany)
+        let key = PreloadKey(kind: .hasMany, relatedType: ObjectIdentifier(Swift.type(of: parent)),
+                             slot: try schema.columnSlot(for: foreignKey))
         return (key, schema)
     }
 
     /// The children as a query, to refine: `group.people.query.order(by: \.$name)`.
-    /// For a parent without `id` it matches nothing.
+    /// For a parent without a key it matches nothing.
     public var query: Query<Child> {
-        var query = Query<Child>()
-        if let (key, _) = try? key() {
-            let column = ColumnKey.name(Self.columnName(slot: key.foreignKeySlot))
-            query.filters.append(parent.id.map { .compare(column, "=", $0) } ?? .sql("0", []))
-        } else {
-            query.filters.append(.sql("0", []))
-        }
-        return query
-    }
-
-    private static func columnName(slot: Int) -> String {
-        (try? ModelSchema.of(Child.self).columns[slot].name) ?? ""
+        Query<Child>().adding(childrenFilter(of: parent, through: foreignKey, in: Child.self))
     }
 
     /// All children (in primary-key order). No SQL when preloaded with `including(_:)` or when
-    /// the parent has no `id`.
+    /// the parent has no key.
+    /// - Throws: the errors of a fetch.
     public func all() throws -> [Child] {
-        let (key, schema) = try key()
+        let (key, _) = try key()
         if let preloaded = parent.preloadedRelations?[key] as? [Child] { return preloaded }
-        guard parent.id != nil else { return [] }
-        return try query.order(by: schema.primaryKey).all()
+        guard try parentKeyValue(parent) != nil else { return [] }
+        return try query.orderedByKeyIfUnordered.all()
     }
 
     /// The number of children (no SQL when preloaded).
+    /// - Throws: the errors of a query.
     public func count() throws -> Int {
         let (key, _) = try key()
         if let preloaded = parent.preloadedRelations?[key] as? [Child] { return preloaded.count }
-        guard parent.id != nil else { return 0 }
+        guard try parentKeyValue(parent) != nil else { return 0 }
         return try query.count()
+    }
+
+    /// Async form of ``all()``: the children are fetched on a reader thread (always fresh
+    /// objects: preloaded children serve the synchronous form).
+    /// - Throws: as ``all()``.
+    nonisolated(nonsending) public func all() async throws -> sending [Child] {
+        guard try parentKeyValue(parent) != nil else { return [] }
+        let query = self.query.orderedByKeyIfUnordered
+        return try await query.all()
+    }
+
+    /// Async form of ``count()``.
+    /// - Throws: as ``count()``.
+    nonisolated(nonsending) public func count() async throws -> Int {
+        guard try parentKeyValue(parent) != nil else { return 0 }
+        let query = self.query
+        return try await query.count()
     }
 
     /// The children matching a predicate, as a query.
@@ -202,30 +181,10 @@ public struct HasMany<Child: ActiveObject> {
     /// Makes `child` one of the children: sets its foreign key and saves it. A parent that was
     /// never saved is saved first; both writes happen in one transaction. When anything throws,
     /// nothing is written and both objects keep their previous state (a new parent stays new).
+    /// - Throws: the errors of `save()`; ``ActiveObjectError/noDatabase(model:)``.
     public func add(_ child: Child) throws {
         let (key, schema) = try key()
-        let parentType = Swift.type(of: parent)
-        guard let database = parentType.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: "\(parentType)") }
-        let parentState = (id: parent.id, state: parent.recordState, rowID: parent.persistedRowID)
-        let childState = (id: child.id, state: child.recordState, rowID: child.persistedRowID,
-                          key: try child.integerValue(atSlot: key.foreignKeySlot, schema: schema))
-        do {
-            try database.transaction {
-                if parent.id == nil { try parent.save() }
-                try child.setIntegerValue(parent.id, atSlot: key.foreignKeySlot, schema: schema)
-                try child.save()
-            }
-        } catch {
-            // The transaction was rolled back: so is what the saves recorded in the objects.
-            parent.id = parentState.id
-            parent.recordState = parentState.state
-            parent.persistedRowID = parentState.rowID
-            child.id = childState.id
-            child.recordState = childState.state
-            child.persistedRowID = childState.rowID
-            try? child.setIntegerValue(childState.key, atSlot: key.foreignKeySlot, schema: schema)
-            throw error
-        }
+        try attach(child, to: parent, slot: key.slot, schema: schema)
         parent.preloadedRelations?[key] = nil
     }
 }
@@ -240,128 +199,94 @@ public struct HasOne<Child: ActiveObject> {
     let parent: ActiveObject
     let foreignKey: AnyKeyPath
 
+    func key(_ schema: ModelSchema) throws -> PreloadKey {
+        PreloadKey(kind: .hasOne, relatedType: ObjectIdentifier(Swift.type(of: parent)), slot: try schema.columnSlot(for: foreignKey))
+    }
+
     /// The child with the lowest primary key pointing at the parent, or nil. No SQL when
-    /// preloaded or when the parent has no `id`.
+    /// preloaded or when the parent has no key.
+    /// - Throws: the errors of a fetch.
     public func get() throws -> Child? {
-        let schema = try ModelSchema.of(Child.self)
-        let slot = try schema.slot(for: foreignKey)
-        let key = PreloadKey(foreignKeySlot: slot, relatedType: ObjectIdentifier(Swift.type(of: parent)), kind: .hasOne)
+        let key = try key(ModelSchema.of(Child.self))
         if let preloaded = parent.preloadedRelations?[key] { return preloaded as? Child }
-        guard let id = parent.id else { return nil }
-        return try Query<Child>().where([schema.columns[slot].name: id]).order(by: schema.primaryKey).first()
+        guard try parentKeyValue(parent) != nil else { return nil }
+        return try Query<Child>().adding(childrenFilter(of: parent, through: foreignKey, in: Child.self)).first()
+    }
+
+    /// Async form of ``get()`` (always a fresh object).
+    /// - Throws: as ``get()``.
+    nonisolated(nonsending) public func get() async throws -> sending Child? {
+        guard try parentKeyValue(parent) != nil else { return nil }
+        let query = Query<Child>().adding(childrenFilter(of: parent, through: foreignKey, in: Child.self))
+        return try await query.first()
     }
 }
 
-extension ActiveRecord where Self: ActiveObject {
-    /// The object with this primary key (used by relations).
-    static func loadByID(_ id: Int64) throws -> Self? { try find(id: id) }
+/// The key value children's foreign keys hold for `parent` (nil: it has none yet).
+func parentKeyValue(_ parent: ActiveObject) throws -> DatabaseValue? {
+    let schema = try ModelSchema.of(Swift.type(of: parent))
+    _ = try schema.requireReferencedKey(for: "a has-many or has-one relation of \(schema.modelName)")
+    return try parent.referencedKeyValue(schema: schema)
 }
 
-// MARK: - Eager loading
-
-extension Query {
-    /// Loads each object's parent along with the query, in one extra SELECT
-    /// (`WHERE id IN (…)`) instead of one per object. `person.group.get()` then runs no SQL.
-    ///
-    /// ```swift
-    /// let people = try Person.where(["active": true]).including(\.group).all()   // 2 SELECTs
-    /// ```
-    public func including<Parent>(_ relation: KeyPath<Model, BelongsTo<Parent>>) -> Query {
-        let box = SendableKeyPath(keyPath: relation)
-        return adding(Preloader { objects in
-            let relation = box.keyPath as! KeyPath<Model, BelongsTo<Parent>>
-            let sample = objects[0][keyPath: relation]
-            let schema = try ModelSchema.of(sample.childType)
-            let key = try sample.key(schema)
-            var ids: [Int64] = []
-            for object in objects {
-                if let id = try object.integerValue(atSlot: key.foreignKeySlot, schema: schema) { ids.append(id) }
-            }
-            let parentSchema = try ModelSchema.of(Parent.self)
-            let parents = ids.isEmpty ? [] : try Query<Parent>().where([parentSchema.primaryKey: Array(Set(ids))]).all()
-            var byID: [Int64: Parent] = [:]
-            for parent in parents { if let id = parent.id { byID[id] = parent } }
-            for object in objects {
-                let id = try object.integerValue(atSlot: key.foreignKeySlot, schema: schema)
-                object.preloadRelation(PreloadedParent(key: id, parent: id.flatMap { byID[$0] }), for: key)
-            }
-        })
-    }
-
-    /// Loads each object's children along with the query, in one extra SELECT
-    /// (`WHERE foreignKey IN (…)`). `group.people.all()` then runs no SQL.
-    public func including<Child>(_ relation: KeyPath<Model, HasMany<Child>>) -> Query {
-        let box = SendableKeyPath(keyPath: relation)
-        return adding(Preloader { objects in
-            let relation = box.keyPath as! KeyPath<Model, HasMany<Child>>
-            let (key, schema) = try objects[0][keyPath: relation].key()
-            let column = schema.columns[key.foreignKeySlot]
-            let ids = objects.compactMap(\.id)
-            let children = ids.isEmpty ? [] : try Query<Child>().where([column.name: ids]).order(by: schema.primaryKey).all()
-            var byParent: [Int64: [Child]] = [:]
-            for child in children {
-                if let parentID = try child.integerValue(atSlot: key.foreignKeySlot, schema: schema) {
-                    byParent[parentID, default: []].append(child)
-                }
-            }
-            for object in objects {
-                object.preloadRelation(object.id.flatMap { byParent[$0] } ?? [Child](), for: key)
-            }
-        })
-    }
-
-    /// Loads each object's has-one child along with the query, in one extra SELECT.
-    public func including<Child>(_ relation: KeyPath<Model, HasOne<Child>>) -> Query {
-        let box = SendableKeyPath(keyPath: relation)
-        return adding(Preloader { objects in
-            let relation = box.keyPath as! KeyPath<Model, HasOne<Child>>
-            let sample = objects[0][keyPath: relation]
-            let schema = try ModelSchema.of(Child.self)
-            let slot = try schema.slot(for: sample.foreignKey)
-            let key = PreloadKey(foreignKeySlot: slot, relatedType: ObjectIdentifier(Model.self), kind: .hasOne)
-            let ids = objects.compactMap(\.id)
-            let children = ids.isEmpty ? [] : try Query<Child>().where([schema.columns[slot].name: ids]).order(by: schema.primaryKey).all()
-            var byParent: [Int64: Child] = [:]
-            for child in children.reversed() {   // reversed: the lowest primary key wins
-                if let parentID = try child.integerValue(atSlot: slot, schema: schema) { byParent[parentID] = child }
-            }
-            for object in objects {
-                object.preloadRelation(object.id.flatMap { byParent[$0] } as Any, for: key)
-            }
-        })
-    }
-
-    private func adding(_ preloader: Preloader<Model>) -> Query {
-        var copy = self
-        copy.preloaders.append(preloader)
-        return copy
-    }
-
-    func preload(_ objects: [Model]) throws {
-        guard !objects.isEmpty else { return }
-        for preloader in preloaders { try preloader.load(objects) }
+/// `foreignKey = <parent's key>`, or a filter matching nothing for a parent without a key
+/// (and for a key path that names no column: the query then throws when it runs).
+func childrenFilter<Child: ActiveObject>(of parent: ActiveObject, through foreignKey: AnyKeyPath,
+                                         in _: Child.Type) -> PredicateNode {
+    do {
+        let childSchema = try ModelSchema.of(Child.self)
+        let slot = try childSchema.columnSlot(for: foreignKey)
+        guard let value = try parentKeyValue(parent) else { return .sql("0", []) }
+        return .compare(.name(childSchema.columns[slot].name), "=", value)
+    } catch {
+        return .failure(error)
     }
 }
 
-extension ActiveRecord where Self: ActiveObject {
-    /// A query that eager-loads a belongs-to relation: `Person.including(\.group).all()`.
-    public static func including<Parent>(_ relation: KeyPath<Self, BelongsTo<Parent>>) -> Query<Self> {
-        Query<Self>().including(relation)
-    }
-    /// A query that eager-loads a has-many relation: `Group.including(\.people).all()`.
-    public static func including<Child>(_ relation: KeyPath<Self, HasMany<Child>>) -> Query<Self> {
-        Query<Self>().including(relation)
-    }
-    /// A query that eager-loads a has-one relation.
-    public static func including<Child>(_ relation: KeyPath<Self, HasOne<Child>>) -> Query<Self> {
-        Query<Self>().including(relation)
+/// Sets `child`'s foreign key (at `slot`) to `parent`'s key and saves it, saving a new parent
+/// first, in one transaction; on failure both objects get back their state.
+func attach(_ child: ActiveObject, to parent: ActiveObject, slot: Int, schema: ModelSchema) throws {
+    let parentType = Swift.type(of: parent)
+    guard let database = parentType.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: "\(parentType)") }
+    let parentSnapshot = parent.stateSnapshot()
+    let childSnapshot = child.stateSnapshot()
+    let previous = try child.columnValue(atSlot: slot, schema: schema)
+    do {
+        try database.transaction {
+            if try parentKeyValue(parent) == nil || parent.recordState == .new { try parent.save() }
+            guard let key = try parentKeyValue(parent) else {
+                throw ActiveObjectError.recordNotFound(table: parentType.tableName, id: nil)
+            }
+            try child.assignColumnValue(key, atSlot: slot, schema: schema)
+            try child.save()
+        }
+    } catch {
+        // The transaction was rolled back: so is what the saves recorded in the objects.
+        parent.restoreState(parentSnapshot)
+        child.restoreState(childSnapshot)
+        try? child.assignColumnValue(previous, atSlot: slot, schema: schema)
+        throw error
     }
 }
 
 extension ActiveObject {
-    /// Stores a preloaded relation value (`Optional<Parent>` boxed, or `[Child]`).
-    func preloadRelation(_ value: Any, for key: PreloadKey) {
-        if preloadedRelations == nil { preloadedRelations = [:] }
-        preloadedRelations?[key] = value
+    /// The bookkeeping a failed relation write restores.
+    struct StateSnapshot {
+        let id: Int64?
+        let state: RecordState
+        let rowID: Int64?
     }
+
+    func stateSnapshot() -> StateSnapshot { StateSnapshot(id: id, state: recordState, rowID: persistedRowID) }
+
+    func restoreState(_ snapshot: StateSnapshot) {
+        id = snapshot.id
+        recordState = snapshot.state
+        persistedRowID = snapshot.rowID
+    }
+}
+
+extension ActiveRecord where Self: ActiveObject {
+    /// The object with this rowid (used by relations).
+    static func loadByID(_ id: Int64) throws -> Self? { try find(id: id) }
 }
