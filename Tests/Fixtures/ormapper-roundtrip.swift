@@ -14,6 +14,7 @@ let db = try Database.inMemory()
 ActiveObject.defaultDatabase = db
 try Group.createTable()
 try Person.createTable()
+try PeopleTag.createTable()
 
 // Group
 let group = Group()
@@ -56,5 +57,19 @@ check(loadedPerson?.balance == Decimal(string: "12.34")!, "Person.balance")
 check(try loadedPerson?.group.get()?.name == "Admins", "Person.group")
 check(try group.people.count() == 1, "Group.people")
 check(try group.people.all().first?.id == personID, "Group.people.all()")
+
+// PeopleTag: a composite key (person_id, tag), found and updated by it
+let tag = PeopleTag()
+tag.personId = personID
+tag.tag = "admin"
+try tag.save()
+check(tag.id != nil, "PeopleTag rowid")
+let loadedTag = try PeopleTag.find(key: ["person_id": personID, "tag": "admin"])
+check(loadedTag?.tag == "admin" && loadedTag?.personId == personID, "PeopleTag.find(key:)")
+check(try loadedTag?.person.get()?.firstName == "Joe", "PeopleTag.person")
+loadedTag?.tag = "owner"
+try loadedTag?.save()
+check(try PeopleTag.find(key: ["person_id": personID, "tag": "admin"]) == nil, "PeopleTag key renamed")
+check(try PeopleTag.find(key: ["person_id": personID, "tag": "owner"]) != nil, "PeopleTag found by its new key")
 
 print("generated models round-trip: Group #\(groupID), Person #\(personID)")

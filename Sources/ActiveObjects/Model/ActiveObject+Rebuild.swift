@@ -58,16 +58,20 @@ extension ActiveRecord where Self: ActiveObject {
         try connection.execute(ddl.createTableSQL)
 
         // Copy through the model, so that only rows the model can read are kept — or none.
-        let names = [schema.quotedPrimaryKey] + schema.columns.map(\.quotedName)
+        // Rowids are carried over whenever both tables have them.
+        let keepsRowIDs = shape.hasRowID && !schema.declaresWithoutRowID
+        let idColumn: String? = keepsRowIDs ? (schema.keySlots.isEmpty ? schema.quotedPrimaryKey : "\"rowid\"") : nil
+        let names = (idColumn.map { [$0] } ?? []) + schema.columns.map(\.quotedName)
         let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
         let insert = "INSERT INTO \(SQLIdentifier.quote(temporary)) (\(names.joined(separator: ", "))) VALUES (\(marks))"
-        let reader = try connection.prepare("SELECT * FROM \(schema.quotedTable)")
+        let reader = try connection.prepare("SELECT \(shape.hasRowID ? "rowid, " : "")* FROM \(schema.quotedTable)")
         defer { reader.finalize() }
         let loader = ObjectLoader(schema: schema, statement: reader, context: context)
         while try reader.step() {
             let object = try loader.load(from: reader)
             let values = try object.encodedValues(schema: schema, context: context)
-            try connection.execute(insert, [object.id.map { .integer($0) } ?? .null] + values)
+            let id: [DatabaseValue] = idColumn == nil ? [] : [object.id.map { .integer($0) } ?? .null]
+            try connection.execute(insert, id + values)
         }
 
         // AUTOINCREMENT's high-water mark may be above the largest id left: carry it over.
@@ -118,13 +122,24 @@ struct TableShape {
     /// Whether the primary key is `AUTOINCREMENT` (ids of deleted rows never reused); a
     /// rebuild keeps that promise.
     let isAutoIncrement: Bool
+    /// The primary key's columns, in key order (empty without a declared key).
+    let keyColumns: [String]
+    /// False for a `WITHOUT ROWID` table.
+    let hasRowID: Bool
 
     init(_ connection: Connection, table: String) throws {
         let quoted = SQLIdentifier.quote(table)
-        columns = try connection.rows("PRAGMA table_info(\(quoted))").map { row in
+        let info = try connection.rows("PRAGMA table_info(\(quoted))")
+        columns = try info.map { row in
             ColumnInfo(name: try row["name"], type: (try row["type"] as String).uppercased(),
                        notNull: try row["notnull"] as Int != 0, isPrimaryKey: try row["pk"] as Int != 0)
         }
+        keyColumns = try info.compactMap { row -> (Int, String)? in
+            let position: Int = try row["pk"]
+            return position > 0 ? (position, try row["name"]) : nil
+        }.sorted { $0.0 < $1.0 }.map(\.1)
+        let layout = try connection.rows("SELECT wr FROM pragma_table_list WHERE name = ? AND schema = 'main'", [.text(table)])
+        hasRowID = try layout.first.map { try $0["wr"] as Int == 0 } ?? true
         foreignKeys = try connection.rows("PRAGMA foreign_key_list(\(quoted))").map { row in
             (from: try row["from"], table: try row["table"], onDelete: (try row["on_delete"] as String).uppercased())
         }
@@ -150,8 +165,17 @@ struct TableShape {
     }
 
     /// True when ALTER TABLE cannot bring the table to the model: a column the model no longer
-    /// declares, a different declared type or nullability, or a foreign key to add or change.
+    /// declares, a different declared type or nullability, a foreign key to add or change, a
+    /// different primary key, or `WITHOUT ROWID` declared and missing.
     func needsRebuild(for schema: ModelSchema, dateStrategy: DateStrategy) -> Bool {
+        let expectedKey: [String]
+        switch schema.key {
+        case .rowID(let column, let isHidden): expectedKey = isHidden ? [] : [column]
+        case .columns(let slots): expectedKey = slots.map { schema.columns[$0].name }
+        }
+        if expectedKey.map({ $0.lowercased() }) != keyColumns.map({ $0.lowercased() }) { return true }
+        if schema.declaresWithoutRowID && hasRowID { return true }
+        if case .rowID = schema.key, !hasRowID { return true }
         var existing: [String: ColumnInfo] = [:]
         for column in columns { existing[column.name.lowercased()] = column }
         let modelNames = Set(schema.columns.map { $0.name.lowercased() } + [schema.primaryKey.lowercased()])
