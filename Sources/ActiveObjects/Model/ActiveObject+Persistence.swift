@@ -25,10 +25,10 @@ extension ActiveObject {
         }
     }
 
-    /// Binds every column's current value, in slot order, to parameters 1…n.
+    /// Binds every column's current value, in slot order, to parameters `first`…`first + n - 1`.
     /// - Throws: ``ActiveObjectError/invalidValue(table:column:reason:)`` for a value that
     ///   cannot be stored (nothing has run: the caller's statement is reset).
-    func bindColumns(to statement: Statement, schema: ModelSchema, context: ValueContext) throws {
+    func bindColumns(to statement: Statement, schema: ModelSchema, context: ValueContext, first: Int32 = 1) throws {
         try withUnsafeObjectPointer { base in
             for (slot, accessor) in schema.accessors.enumerated() {
                 let value: DatabaseValue
@@ -38,7 +38,7 @@ extension ActiveObject {
                     throw ActiveObjectError.invalidValue(table: schema.tableName, column: schema.columns[slot].name,
                                                          reason: "\(error)")
                 }
-                try statement.bind(value, at: Int32(slot + 1))
+                try statement.bind(value, at: first + Int32(slot))
             }
         }
     }

@@ -35,6 +35,8 @@ class ColumnAccessor {
     var isNullable: Bool { fatalError("abstract") }
     /// Whether the property is a `Date` or `Date?` (its SQL type follows the date strategy).
     var isDate: Bool { false }
+    /// Whether the property is a `Decimal` or `Decimal?` (stored as exact text: aggregated in Swift).
+    var holdsDecimal: Bool { false }
     /// The declared SQL type of the column.
     var columnType: ColumnType { fatalError("abstract") }
 

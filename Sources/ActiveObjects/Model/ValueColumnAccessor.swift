@@ -19,6 +19,7 @@ final class ValueColumnAccessor<Value: ColumnValue>: ColumnAccessor {
     override var valueTypeName: String { String(describing: Value.self) }
     override var isNullable: Bool { Value.isNullable }
     override var isDate: Bool { Value.self == Date.self || Value.self == Date?.self }
+    override var holdsDecimal: Bool { Value.self == Decimal.self || Value.self == Decimal?.self }
     override var columnType: ColumnType { Value.columnType }
 
     override func loadSlowly(_ value: DatabaseValue, into pointer: UnsafeMutableRawPointer, context: ValueContext) -> Bool {

@@ -1,17 +1,95 @@
+import Foundation
+
+/// An aggregate of a column: computed by SQLite, except for `Decimal` columns, which are
+/// stored as exact text — SQLite would add them as floating point and compare them as text
+/// (`"100.5" < "20"`) — and are therefore folded in Swift, exactly.
+enum Aggregate {
+    case sum, min, max, average
+
+    var sqlFunction: String {
+        switch self {
+        case .sum: return "sum"
+        case .min: return "min"
+        case .max: return "max"
+        case .average: return "avg"
+        }
+    }
+}
+
 extension Query {
-    /// Runs `function(column)` over the matching rows; returns the value, the context and the
-    /// column name (for errors).
-    func aggregate(_ function: String, _ column: AnyKeyPath) throws -> (DatabaseValue, ValueContext, String) {
+    /// One aggregate per group (one group, keyed NULL, when `group` is nil): the group's value
+    /// and the aggregate, as stored values. Groups are the distinct values of the `group`
+    /// column, NULL included.
+    /// - Throws: as ``all()``; `typeMismatch` for a `Decimal` column holding a non-number.
+    func aggregates(_ aggregate: Aggregate?, of column: AnyKeyPath?, by group: AnyKeyPath?)
+        throws -> (rows: [(group: DatabaseValue, value: DatabaseValue)], context: ValueContext, column: String) {
         let compiled = try compile()
         let schema = compiled.schema
-        let slot = try schema.slot(for: column)
-        let quoted = schema.quotedColumn(slot: slot)
+        let valueSlot = try column.map { try schema.slot(for: $0) }
+        let groupSlot = try group.map { try schema.slot(for: $0) }
+        let value = valueSlot.map { schema.quotedColumn(slot: $0) }
+        let key = groupSlot.map { schema.quotedColumn(slot: $0) }
+        let columnName = valueSlot.map { schema.columnName(slot: $0) } ?? "count"
+        let exact = valueSlot.map { $0 >= 0 && schema.accessors[$0].holdsDecimal } ?? false
         let source = compiled.limitClause.isEmpty
             ? "\(schema.quotedTable)\(compiled.whereClause)"
-            : "(SELECT \(quoted) FROM \(schema.quotedTable)\(compiled.tail))"
-        let sql = "SELECT \(function)(\(quoted)) FROM \(source)"
-        let value = try compiled.database.withReader { try $0.scalarValue(sql, compiled.tailArguments) } ?? .null
-        return (value, compiled.context, schema.columnName(slot: slot))
+            : "(SELECT * FROM \(schema.quotedTable)\(compiled.tail))"
+        let groupBy = key.map { " GROUP BY \($0)" } ?? ""
+        let selected: String
+        if let aggregate, let value, !(exact && aggregate != .average) {
+            selected = "\(aggregate.sqlFunction)(\(value))"
+        } else if let value {
+            selected = value   // folded in Swift below, row by row
+        } else {
+            selected = "count(*)"
+        }
+        let folds = exact && aggregate != nil && aggregate != .average
+        let sql = "SELECT \(key ?? "NULL"), \(selected) FROM \(source)\(folds ? "" : groupBy)"
+        let rows: [(DatabaseValue, DatabaseValue)] = try compiled.database.withReader { connection in
+            try connection.withStatement(sql, compiled.tailArguments) { statement in
+                var rows: [(DatabaseValue, DatabaseValue)] = []
+                while try statement.step() { rows.append((statement.value(at: 0), statement.value(at: 1))) }
+                return rows
+            }
+        }
+        guard folds, let aggregate else { return (rows.map { ($0.0, $0.1) }, compiled.context, columnName) }
+        return (try Self.foldDecimals(rows, aggregate, table: schema.tableName, column: columnName, context: compiled.context),
+                compiled.context, columnName)
+    }
+
+    /// Sums, minimums or maximums of `Decimal` values per group, exactly.
+    static func foldDecimals(_ rows: [(DatabaseValue, DatabaseValue)], _ aggregate: Aggregate, table: String,
+                             column: String, context: ValueContext) throws -> [(group: DatabaseValue, value: DatabaseValue)] {
+        var order: [DatabaseValue] = []
+        var seen = Set<DatabaseValue>()
+        var folded: [DatabaseValue: Decimal] = [:]
+        for (group, stored) in rows {
+            if seen.insert(group).inserted { order.append(group) }
+            guard !stored.isNull else { continue }
+            guard let decimal = Decimal.fromDatabaseValue(stored, in: context) else {
+                throw ActiveObjectError.typeMismatch(table: table, column: column, rowID: nil,
+                                                     expected: "Decimal", found: stored.description)
+            }
+            guard let current = folded[group] else {
+                folded[group] = decimal
+                continue
+            }
+            switch aggregate {
+            case .sum: folded[group] = current + decimal
+            case .min: folded[group] = Swift.min(current, decimal)
+            case .max: folded[group] = Swift.max(current, decimal)
+            case .average: break
+            }
+        }
+        return try order.map { group in
+            (group, try folded[group].map { try $0.databaseValue(in: context) } ?? .null)
+        }
+    }
+
+    /// One aggregate over every matching row.
+    func aggregate(_ aggregate: Aggregate, _ column: AnyKeyPath) throws -> (DatabaseValue, ValueContext, String) {
+        let (rows, context, name) = try aggregates(aggregate, of: column, by: nil)
+        return (rows.first?.value ?? .null, context, name)
     }
 
     func typed<V: ColumnValue>(_ result: (DatabaseValue, ValueContext, String), as type: V.Type) throws -> V? {
@@ -24,41 +102,42 @@ extension Query {
         return typed
     }
 
-    /// The sum of a numeric column over the matching rows (0 when none match).
+    /// The sum of a numeric column over the matching rows (0 when none match). `Decimal`
+    /// columns are summed exactly.
     /// - Throws: as ``all()``; ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)``
     ///   when the sum does not fit `V` (e.g. a REAL sum of an `Int` column holding REALs).
     public func sum<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V>>) throws -> V {
-        try typed(aggregate("sum", column), as: V.self) ?? .zero
+        try typed(aggregate(.sum, column), as: V.self) ?? .zero
     }
 
     /// The sum of an optional numeric column (NULLs ignored; 0 when none match).
     /// - Throws: as ``sum(_:)-(KeyPath<Model,ColumnReference<V>>)``.
     public func sum<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V?>>) throws -> V {
-        try typed(aggregate("sum", column), as: V.self) ?? .zero
+        try typed(aggregate(.sum, column), as: V.self) ?? .zero
     }
 
-    /// The smallest value of a column, or nil when no row matches.
+    /// The smallest value of a column, or nil when no row matches (`Decimal`s compared as numbers).
     /// - Throws: as ``all()``.
     public func min<V: ColumnValue>(_ column: KeyPath<Model, ColumnReference<V>>) throws -> V? {
-        try typed(aggregate("min", column), as: V.self)
+        try typed(aggregate(.min, column), as: V.self)
     }
 
-    /// The largest value of a column, or nil when no row matches.
+    /// The largest value of a column, or nil when no row matches (`Decimal`s compared as numbers).
     /// - Throws: as ``all()``.
     public func max<V: ColumnValue>(_ column: KeyPath<Model, ColumnReference<V>>) throws -> V? {
-        try typed(aggregate("max", column), as: V.self)
+        try typed(aggregate(.max, column), as: V.self)
     }
 
     /// The mean of a numeric column, or nil when no row matches. Only numeric columns
     /// (`Int`, `Double`, `Decimal`, …) compile: SQLite would average text as 0.
     /// - Throws: as ``all()``.
     public func average<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V>>) throws -> Double? {
-        try typed(aggregate("avg", column), as: Double.self)
+        try typed(aggregate(.average, column), as: Double.self)
     }
 
     /// The mean of an optional numeric column (NULLs ignored), or nil when no row has a value.
     /// - Throws: as ``all()``.
     public func average<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V?>>) throws -> Double? {
-        try typed(aggregate("avg", column), as: Double.self)
+        try typed(aggregate(.average, column), as: Double.self)
     }
 }

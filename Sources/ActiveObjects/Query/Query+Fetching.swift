@@ -37,9 +37,28 @@ extension Query {
     public func count() throws -> Int {
         let compiled = try compile()
         let table = compiled.schema.quotedTable
+        let sql = compiled.isDistinct
+            ? "SELECT count(*) FROM (\(compiled.selectSQL))"
+            : compiled.limitClause.isEmpty
+                ? "SELECT count(*) FROM \(table)\(compiled.whereClause)"
+                : "SELECT count(*) FROM (SELECT 1 FROM \(table)\(compiled.tail))"
+        return try compiled.database.withReader { connection in
+            guard case .integer(let count)? = try connection.scalarValue(sql, compiled.tailArguments) else { return 0 }
+            return Int(count)
+        }
+    }
+
+    /// The number of non-NULL values of a column among the matching rows — of distinct values
+    /// after ``distinct()``: `Order.all.distinct().count(\.$shipCity)`.
+    /// - Throws: as ``all()``.
+    public func count<V>(_ column: KeyPath<Model, ColumnReference<V>>) throws -> Int {
+        let compiled = try compile()
+        let schema = compiled.schema
+        let quoted = schema.quotedColumn(slot: try schema.slot(for: column))
+        let counted = compiled.isDistinct ? "DISTINCT \(quoted)" : quoted
         let sql = compiled.limitClause.isEmpty
-            ? "SELECT count(*) FROM \(table)\(compiled.whereClause)"
-            : "SELECT count(*) FROM (SELECT 1 FROM \(table)\(compiled.tail))"
+            ? "SELECT count(\(counted)) FROM \(schema.quotedTable)\(compiled.whereClause)"
+            : "SELECT count(\(counted)) FROM (SELECT \(quoted) FROM \(schema.quotedTable)\(compiled.tail))"
         return try compiled.database.withReader { connection in
             guard case .integer(let count)? = try connection.scalarValue(sql, compiled.tailArguments) else { return 0 }
             return Int(count)
@@ -105,7 +124,9 @@ extension Query {
         let schema = compiled.schema
         let slot = try schema.slot(for: column)
         let name = schema.columnName(slot: slot)
-        let sql = "SELECT \(schema.quotedColumn(slot: slot)), \(compiled.sql.idExpression) FROM \(schema.quotedTable)\(compiled.tail)"
+        // The rowid comes along for error messages, except where it would defeat DISTINCT.
+        let idColumn = compiled.isDistinct ? "" : ", \(compiled.sql.idExpression)"
+        let sql = "\(compiled.selectKeyword) \(schema.quotedColumn(slot: slot))\(idColumn) FROM \(schema.quotedTable)\(compiled.tail)"
         return try compiled.database.withReader { connection in
             try connection.withStatement(sql, compiled.tailArguments) { statement in
                 var values: [V] = []
@@ -114,7 +135,7 @@ extension Query {
                     guard let typed = V.fromDatabaseValue(value, in: compiled.context) else {
                         throw ActiveObjectError.typeMismatch(
                             table: schema.tableName, column: name,
-                            rowID: statement.int64IfInteger(at: 1),
+                            rowID: compiled.isDistinct ? nil : statement.int64IfInteger(at: 1),
                             expected: String(describing: V.self), found: value.description)
                     }
                     values.append(typed)

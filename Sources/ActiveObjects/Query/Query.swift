@@ -28,6 +28,8 @@ public struct Query<Model: ActiveObject>: Sendable {
     var limitCount: Int?
     var offsetCount: Int?
     var preloaders: [Preloader<Model>] = []
+    /// `SELECT DISTINCT` (see ``distinct()``).
+    var isDistinct = false
 
     /// A query for every row of the model's table.
     public init() {}
@@ -98,6 +100,15 @@ public struct Query<Model: ActiveObject>: Sendable {
         return copy
     }
 
+    /// Removes duplicate rows from what the query selects: `Order.all.distinct().pluck(\.$shipCity)`
+    /// gives each city once; `count(\.$shipCity)` counts the distinct cities. (Objects are
+    /// distinct rows already: `all()` is unchanged.)
+    public func distinct() -> Query {
+        var copy = self
+        copy.isDistinct = true
+        return copy
+    }
+
     /// The query ordered by primary key when it has no ordering of its own.
     var orderedByKeyIfUnordered: Query {
         orderings.isEmpty ? order(by: Model.primaryKey) : self
@@ -120,8 +131,14 @@ public struct Query<Model: ActiveObject>: Sendable {
         /// ` WHERE … ORDER BY … LIMIT ? OFFSET ?` and its arguments.
         var tail: String { whereClause + orderClause + limitClause }
         var tailArguments: [DatabaseValue] { arguments + limitArguments }
+        let isDistinct: Bool
+
         /// The model's SELECT with the whole tail.
-        var selectSQL: String { sql.selectSQL + tail }
+        var selectSQL: String {
+            isDistinct ? "SELECT DISTINCT \(sql.selectList) FROM \(schema.quotedTable)\(tail)" : sql.selectSQL + tail
+        }
+        /// `SELECT` or `SELECT DISTINCT`.
+        var selectKeyword: String { isDistinct ? "SELECT DISTINCT" : "SELECT" }
     }
 
     /// The SQL pieces of the query, checked against the model.
@@ -153,6 +170,6 @@ public struct Query<Model: ActiveObject>: Sendable {
         return Compiled(schema: schema, database: database, sql: schema.sql(in: database), context: context,
                         whereClause: whereClause,
                         orderClause: orderClause, arguments: renderer.arguments,
-                        limitClause: limitClause, limitArguments: limitArguments)
+                        limitClause: limitClause, limitArguments: limitArguments, isDistinct: isDistinct)
     }
 }

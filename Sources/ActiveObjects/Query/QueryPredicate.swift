@@ -91,11 +91,19 @@ indirect enum PredicateNode: Sendable {
     /// A filter that could not be built (e.g. a relation whose key path names no column): the
     /// query throws this error when it runs.
     case failure(any Error)
+    /// A condition on related rows (`joining`): rendered by the relation, as a correlated
+    /// `EXISTS (…)` subquery.
+    case related(RelatedFilter)
 
     /// A criteria dictionary, sorted by key (so the SQL, and its cached statement, is stable).
     static func criteria(_ dictionary: [String: Any?]) -> PredicateNode {
         .criteria(dictionary.map { (key: $0.key, value: CriteriaValue($0.value)) }.sorted { $0.key < $1.key })
     }
+}
+
+/// A condition on a model's related rows, rendered against the outer query's renderer.
+struct RelatedFilter: Sendable {
+    let render: @Sendable (inout PredicateRenderer) throws -> String
 }
 
 /// Renders predicates to SQL and arguments.
@@ -107,10 +115,38 @@ struct PredicateRenderer {
     static let jsonListThreshold = 100
 
     var arguments: [DatabaseValue] = []
+    /// The table alias columns are qualified with (inside a correlated subquery), if any.
+    let qualifier: String?
+    /// How many table aliases were handed out (`j1`, `j2`…), shared by nested renderers.
+    var aliasCount = 0
 
-    init(schema: ModelSchema, context: ValueContext) {
+    init(schema: ModelSchema, context: ValueContext, qualifier: String? = nil) {
         self.schema = schema
         self.context = context
+        self.qualifier = qualifier
+    }
+
+    /// A fresh table alias for a subquery.
+    mutating func newAlias() -> String {
+        aliasCount += 1
+        return "_j\(aliasCount)"
+    }
+
+    /// The column named by `key`, qualified when rendering inside a subquery.
+    func column(_ key: ColumnKey) throws -> String {
+        let quoted = try key.quoted(in: schema)
+        return qualifier.map { "\(SQLIdentifier.quote($0)).\(quoted)" } ?? quoted
+    }
+
+    /// Renders `node`, a predicate on another model (`schema`), with its columns qualified by
+    /// `alias`; its arguments and aliases continue this renderer's.
+    mutating func render(_ node: PredicateNode, of schema: ModelSchema, as alias: String) throws -> String {
+        var nested = PredicateRenderer(schema: schema, context: context, qualifier: alias)
+        nested.aliasCount = aliasCount
+        let sql = try nested.render(node)
+        arguments += nested.arguments
+        aliasCount = nested.aliasCount
+        return sql
     }
 
     private func encode(_ value: any ColumnValue, column: String) throws -> DatabaseValue {
@@ -124,7 +160,7 @@ struct PredicateRenderer {
     mutating func render(_ node: PredicateNode) throws -> String {
         switch node {
         case let .compare(key, op, value):
-            let column = try key.quoted(in: schema)
+            let column = try column(key)
             let encoded = try encode(value, column: column)
             if encoded.isNull && (op == "=" || op == "<>") {
                 return "\(column) \(op == "=" ? "IS NULL" : "IS NOT NULL")"
@@ -132,14 +168,14 @@ struct PredicateRenderer {
             arguments.append(encoded)
             return "\(column) \(op) ?"
         case let .like(key, pattern):
-            let column = try key.quoted(in: schema)
+            let column = try column(key)
             arguments.append(.text(pattern))
             return "\(column) LIKE ?"
         case let .inList(key, values):
-            let column = try key.quoted(in: schema)
+            let column = try column(key)
             return try renderIn(column: column, values: values)
         case let .isNull(key, isNull):
-            return "\(try key.quoted(in: schema)) \(isNull ? "IS NULL" : "IS NOT NULL")"
+            return "\(try column(key)) \(isNull ? "IS NULL" : "IS NOT NULL")"
         case let .and(lhs, rhs):
             return "(\(try render(lhs)) AND \(try render(rhs)))"
         case let .or(lhs, rhs):
@@ -153,6 +189,8 @@ struct PredicateRenderer {
             return try renderCriteria(pairs)
         case let .failure(error):
             throw error
+        case let .related(filter):
+            return try filter.render(&self)
         }
     }
 
@@ -189,7 +227,7 @@ struct PredicateRenderer {
         if pairs.isEmpty { return "1" }
         var parts: [String] = []
         for (key, value) in pairs {
-            let column = try schema.quotedColumn(forKey: key)
+            let column = try self.column(.name(key))
             switch value {
             case .null:
                 parts.append("\(column) IS NULL")

@@ -1,0 +1,98 @@
+import CSQLite
+
+/// Inserts many rows of one model with multi-row `INSERT … VALUES (…), (…)` statements,
+/// chunked under SQLite's limit on bound variables, and finds each row's rowid.
+///
+/// Runs on the writer connection, inside a transaction (the caller's): either every row is
+/// inserted or the error is thrown and the caller rolls back. It never touches the objects:
+/// rows come from a `bind` closure, so that the same engine serves the synchronous form
+/// (binding straight from the objects) and the async form (binding values encoded on the
+/// caller's actor).
+struct BatchInsert {
+    let schema: ModelSchema
+    let sql: ModelSQL
+    /// The rows: whether each carries its own id (an id set by hand).
+    let ids: [Int64?]
+    /// Binds row `row`'s column values to the parameters starting at `first`.
+    let bind: (_ statement: Statement, _ row: Int, _ first: Int32) throws -> Void
+
+    /// The most rows one statement holds (fewer when the columns would exceed the variable limit).
+    static let maximumRowsPerStatement = 200
+
+    /// Inserts every row; returns each row's rowid (nil for `WITHOUT ROWID` tables).
+    /// - Throws: ``DatabaseError`` (constraints…), ``ActiveObjectError/invalidValue(table:column:reason:)``.
+    func run(on connection: Connection) throws -> [Int64?] {
+        var result = ids
+        let withoutID = ids.indices.filter { ids[$0] == nil }
+        let withID = ids.indices.filter { ids[$0] != nil }
+        // Rows with ids of their own first, so that the others' new rowids follow them.
+        if !withID.isEmpty { try insert(withID, explicitIDs: true, on: connection, into: &result) }
+        if !withoutID.isEmpty { try insert(withoutID, explicitIDs: false, on: connection, into: &result) }
+        return result
+    }
+
+    private func insert(_ rows: [Int], explicitIDs: Bool, on connection: Connection, into result: inout [Int64?]) throws {
+        let columns = schema.columns.map(\.quotedName) + (explicitIDs ? [sql.idExpression] : [])
+        guard !schema.columns.isEmpty else {
+            // No column: one DEFAULT VALUES insert per row.
+            for row in rows { result[row] = try insertOne(row, explicitID: explicitIDs, on: connection) }
+            return
+        }
+        let variableLimit = Int(connection.setLimit(SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+        let perStatement = max(1, min(Self.maximumRowsPerStatement, variableLimit / columns.count))
+        let layout = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        let prefix = "INSERT INTO \(schema.quotedTable) (\(columns.joined(separator: ", "))) VALUES "
+        let track = !explicitIDs && sql.hasRowID
+        // The writer is ours for the whole transaction: nothing else inserts between chunks.
+        var before = track ? try nextRowIDBase(on: connection) : 0
+        var start = 0
+        while start < rows.count {
+            let chunk = rows[start..<min(start + perStatement, rows.count)]
+            let statementSQL = prefix + Array(repeating: layout, count: chunk.count).joined(separator: ", ")
+            try connection.withStatement(statementSQL, binding: { statement in
+                for (position, row) in chunk.enumerated() {
+                    let first = Int32(position * columns.count + 1)
+                    try bind(statement, row, first)
+                    if explicitIDs, let id = ids[row] {
+                        try statement.bind(.integer(id), at: first + Int32(schema.columns.count))
+                    }
+                }
+            }) { statement in
+                while try statement.step() {}
+            }
+            if track {
+                // Rowids are handed out in order, one more than the largest: the chunk's rows
+                // got before+1 … before+n, unless something else inserted meanwhile.
+                let last = connection.lastInsertRowID
+                guard last == before + Int64(chunk.count) else {
+                    throw ActiveObjectError.invalidArgument(
+                        "insertAll could not tell the rowids of \(schema.tableName)'s new rows apart (a trigger inserting into the same table?): insert these objects one by one")
+                }
+                for (position, row) in chunk.enumerated() { result[row] = before + 1 + Int64(position) }
+                before = last
+            }
+            start += chunk.count
+        }
+    }
+
+    /// The rowid before the next one SQLite will hand out: the largest in the table, or the
+    /// table's AUTOINCREMENT high-water mark when that is higher.
+    private func nextRowIDBase(on connection: Connection) throws -> Int64 {
+        var base: Int64 = 0
+        if case .integer(let largest)? = try connection.scalarValue("SELECT max(rowid) FROM \(schema.quotedTable)") { base = largest }
+        if case .integer(let sequence)? = try? connection.scalarValue(
+            "SELECT seq FROM sqlite_sequence WHERE name = ?", [.text(schema.tableName)]) {
+            base = max(base, sequence)
+        }
+        return base
+    }
+
+    private func insertOne(_ row: Int, explicitID: Bool, on connection: Connection) throws -> Int64? {
+        if explicitID, let id = ids[row], let insertWithID = sql.insertWithIDSQL {
+            try connection.execute(insertWithID, [.integer(id)])
+            return id
+        }
+        try connection.execute(sql.insertSQL)
+        return sql.hasRowID ? connection.lastInsertRowID : nil
+    }
+}

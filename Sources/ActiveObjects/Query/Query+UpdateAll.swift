@@ -1,0 +1,96 @@
+extension Query {
+    /// Sets columns of every matching row in one `UPDATE` and returns how many rows changed.
+    ///
+    /// ```swift
+    /// let changed = try Person.where(\.$active == false).updateAll(["rating": nil])
+    /// ```
+    /// Keys are property or column names, checked like criteria keys (an unknown one throws
+    /// ``ActiveObjectError/unknownColumn(table:column:)`` before any SQL exists). Values are
+    /// converted as the model would store them (a `Date` with the model's date strategy, a
+    /// value of another numeric type checked to fit the property). No hooks or validation run;
+    /// live queries see the change like any commit.
+    /// - Throws: ``ActiveObjectError/unknownColumn(table:column:)``,
+    ///   ``ActiveObjectError/invalidValue(table:column:reason:)`` for a value the property
+    ///   cannot hold (NULL into a non-optional, text into an `Int`…),
+    ///   ``ActiveObjectError/invalidArgument(_:)`` for no values or the rowid `id`;
+    ///   ``DatabaseError`` (constraints…); ``ActiveObjectError/misuse(_:)`` inside `db.read`.
+    @discardableResult
+    public func updateAll(_ values: [String: Any?]) throws -> Int {
+        let (sql, arguments, database) = try updateAllStatement(values)
+        return try database.withWriter { connection in
+            try connection.execute(sql, arguments)
+            return connection.lastChanges
+        }
+    }
+
+    /// Async form of ``updateAll(_:)``: runs on the writer thread.
+    /// - Throws: as ``updateAll(_:)``.
+    @discardableResult
+    public func updateAll(_ values: [String: Any?]) async throws -> Int {
+        let (sql, arguments, database) = try updateAllStatement(values)
+        return try await database.perform(.writing) {
+            try database.withWriter { connection in
+                try connection.execute(sql, arguments)
+                return connection.lastChanges
+            }
+        }
+    }
+
+    /// The UPDATE of ``updateAll(_:)`` and its arguments (the values, then the filters').
+    private func updateAllStatement(_ values: [String: Any?]) throws -> (String, [DatabaseValue], Database) {
+        let compiled = try compile()
+        let schema = compiled.schema
+        guard !values.isEmpty else { throw ActiveObjectError.invalidArgument("updateAll needs at least one column to set") }
+        var assignments: [String] = []
+        var arguments: [DatabaseValue] = []
+        let scratch = schema.newObject()
+        for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+            let slot = try schema.slot(forKey: key)
+            guard slot >= 0 else {
+                throw ActiveObjectError.invalidArgument("updateAll cannot set the rowid \"\(key)\" of \(schema.modelName)")
+            }
+            assignments.append("\(schema.columns[slot].quotedName) = ?")
+            arguments.append(try Self.storedValue(value, slot: slot, schema: schema, context: compiled.context, scratch: scratch))
+        }
+        let table = schema.quotedTable
+        let set = assignments.joined(separator: ", ")
+        if compiled.limitClause.isEmpty && compiled.orderClause.isEmpty {
+            return ("UPDATE \(table) SET \(set)\(compiled.whereClause)", arguments + compiled.arguments, compiled.database)
+        }
+        let keys = schema.keySlots.isEmpty
+            ? schema.quotedPrimaryKey
+            : "(" + schema.keySlots.map { schema.columns[$0].quotedName }.joined(separator: ", ") + ")"
+        let list = keys.hasPrefix("(") ? String(keys.dropFirst().dropLast()) : keys
+        return ("UPDATE \(table) SET \(set) WHERE \(keys) IN (SELECT \(list) FROM \(table)\(compiled.tail))",
+                arguments + compiled.tailArguments, compiled.database)
+    }
+
+    /// `value` as the column at `slot` stores it: converted to the property's type (through a
+    /// scratch object, as a fetched row would be), then encoded as a save would.
+    static func storedValue(_ value: Any?, slot: Int, schema: ModelSchema, context: ValueContext,
+                            scratch: ActiveObject) throws -> DatabaseValue {
+        let column = schema.columns[slot]
+        let accessor = schema.accessors[slot]
+        func refuse(_ reason: String) -> ActiveObjectError {
+            .invalidValue(table: schema.tableName, column: column.name, reason: reason)
+        }
+        // The property's own type (a JSON column's Codable value, too).
+        if let value, let encoded = try? accessor.encodeOriginal(value, context: context) { return encoded }
+        let stored: DatabaseValue
+        switch CriteriaValue(value) {
+        case .null:
+            stored = .null
+        case .value(let single):
+            do { stored = try single.databaseValue(in: context) } catch { throw refuse("\(error)") }
+        case .list, .unsupported:
+            throw refuse("\(value.map { String(describing: type(of: $0)) } ?? "nil") is not a value of \(accessor.valueTypeName)")
+        }
+        let fits = scratch.withUnsafeObjectPointer { accessor.load(stored, into: $0, context: context) }
+        guard fits else { throw refuse("\(accessor.valueTypeName) cannot hold \(stored)") }
+        do {
+            return try scratch.withUnsafeObjectPointer { try accessor.encode(from: $0, context: context) }
+        } catch {
+            throw refuse("\(error)")
+        }
+    }
+}
