@@ -68,7 +68,7 @@ extension Query {
             var targets: [DatabaseValue: Target] = [:]
             if !wanted.isEmpty {
                 let join = resolved.join
-                let rows = try Self.query(of: join.modelType, where: join.columns[resolved.ownerSlot].name, in: wanted)
+                let rows = try join.modelType.objects(where: join.columns[resolved.ownerSlot].name, in: wanted)
                 var targetKeys = Set<DatabaseValue>()
                 for row in rows {
                     let owner = try row.columnValue(atSlot: resolved.ownerSlot, schema: join)
@@ -107,12 +107,6 @@ extension Query {
         return (values, byOwner)
     }
 
-    /// The objects of `type` whose `column` is one of `values` (a model chosen at run time).
-    static func query(of type: ActiveObject.Type, where column: String, in values: [DatabaseValue]) throws -> [ActiveObject] {
-        func fetch<M: ActiveObject>(_: M.Type) throws -> [ActiveObject] { try Query<M>().where([column: values]).all() }
-        return try fetch(type)
-    }
-
     /// `objects` in primary-key order (rowid, or the natural key's stored values).
     static func sortedByKey<T: ActiveObject>(_ objects: [T], schema: ModelSchema) throws -> [T] {
         let slots = schema.keySlots.isEmpty ? [-1] : schema.keySlots
@@ -148,6 +142,15 @@ extension ActiveRecord where Self: ActiveObject {
     /// A query that eager-loads a many-to-many relation: `Playlist.including(\.tracks).all()`.
     public static func including<Target>(_ relation: KeyPath<Self, HasManyThrough<Target>>) -> Query<Self> {
         Query<Self>().including(relation)
+    }
+}
+
+extension ActiveObject {
+    /// The objects of this class — the dynamic one: a model chosen at run time — whose
+    /// `column` is one of `values`. (A generic function called with an `ActiveObject.Type`
+    /// value would be specialized for `ActiveObject` itself.)
+    class func objects(where column: String, in values: [DatabaseValue]) throws -> [ActiveObject] {
+        try Query<Self>().where([column: values]).all()
     }
 }
 

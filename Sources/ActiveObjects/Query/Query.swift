@@ -152,7 +152,12 @@ public struct Query<Model: ActiveObject>: Sendable {
         var renderer = PredicateRenderer(schema: schema, context: context)
         let conditions = try filters.map { try renderer.render($0) }
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let orders = try orderings.map { "\(try $0.key.quoted(in: schema))\($0.direction == .descending ? " DESC" : "")" }
+        let orders = try orderings.map { ordering -> String in
+            let column = try ordering.key.quoted(in: schema)
+            // Decimals are stored as exact text: sort them as numbers.
+            let sorted = try schema.holdsDecimal(ordering.key) ? "CAST(\(column) AS REAL)" : column
+            return sorted + (ordering.direction == .descending ? " DESC" : "")
+        }
         let orderClause = orders.isEmpty ? "" : " ORDER BY " + orders.joined(separator: ", ")
         if let limitCount, limitCount < 0 { throw ActiveObjectError.invalidArgument("limit(\(limitCount)) is negative") }
         if let offsetCount, offsetCount < 0 { throw ActiveObjectError.invalidArgument("offset(\(offsetCount)) is negative") }

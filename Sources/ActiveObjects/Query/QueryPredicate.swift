@@ -101,6 +101,26 @@ indirect enum PredicateNode: Sendable {
     }
 }
 
+extension ModelSchema {
+    /// Whether the column named by `key` holds `Decimal`s (stored as text, compared as numbers).
+    func holdsDecimal(_ key: ColumnKey) throws -> Bool {
+        let slot = try key.slot(in: self)
+        return slot >= 0 && accessors[slot].holdsDecimal
+    }
+}
+
+extension DatabaseValue {
+    /// A decimal's stored text (or number) as a REAL, for numeric comparisons.
+    var decimalAsReal: Double? {
+        switch self {
+        case .text(let text): return Double(text)
+        case .integer(let int): return Double(int)
+        case .real(let real): return real
+        default: return nil
+        }
+    }
+}
+
 /// A condition on a model's related rows, rendered against the outer query's renderer.
 struct RelatedFilter: Sendable {
     let render: @Sendable (inout PredicateRenderer) throws -> String
@@ -164,6 +184,12 @@ struct PredicateRenderer {
             let encoded = try encode(value, column: column)
             if encoded.isNull && (op == "=" || op == "<>") {
                 return "\(column) \(op == "=" ? "IS NULL" : "IS NOT NULL")"
+            }
+            if op != "=" && op != "<>", try schema.holdsDecimal(key), let number = encoded.decimalAsReal {
+                // Decimals are stored as exact text: order them as numbers, not as text
+                // ("65.83" > "500" as text).
+                arguments.append(.real(number))
+                return "CAST(\(column) AS REAL) \(op) ?"
             }
             arguments.append(encoded)
             return "\(column) \(op) ?"
