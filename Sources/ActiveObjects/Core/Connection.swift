@@ -15,45 +15,45 @@ final class Connection {
     /// Held while the connection is used; recursive, so that a thread may nest uses.
     let lock = NSRecursiveLock()
     /// The C handle; nil once closed.
-    private(set) var sqliteConnection: OpaquePointer?
+    @exclusivity(unchecked) private(set) var sqliteConnection: OpaquePointer?
     let path: String
     let options: Database.Options
     let role: Role
     let valueContext: ValueContext
     /// The thread token of the reader's current lease holder (0 when idle); guarded by the
     /// ``ReaderPool``'s lock.
-    var leaseHolder = 0
+    @exclusivity(unchecked) var leaseHolder = 0
     /// The journal mode SQLite reports after configuration (`"wal"`, `"delete"`, `"memory"`…).
-    private(set) var journalMode = ""
+    @exclusivity(unchecked) private(set) var journalMode = ""
 
     /// Depth of nested ``Database/transaction(_:)`` levels (0 = none).
-    private(set) var transactionDepth = 0
+    @exclusivity(unchecked) private(set) var transactionDepth = 0
     /// Told when transaction levels begin and end (the Model layer's rollback log).
-    var transactionListener: TransactionListener?
+    @exclusivity(unchecked) var transactionListener: TransactionListener?
 
     /// Statements run since the last commit or rollback that changed rows or the schema.
-    private var changes: [StatementInfo] = []
+    @exclusivity(unchecked) private var changes: [StatementInfo] = []
     /// For each open savepoint level, how many entries of `changes` preceded it.
-    private var changeMarks: [Int] = []
+    @exclusivity(unchecked) private var changeMarks: [Int] = []
     /// Told about each commit, with the statements that changed something. Runs on the thread
     /// that committed, with the connection still in use: it must not use the database.
-    var commitSink: CommitSink?
+    @exclusivity(unchecked) var commitSink: CommitSink?
     /// When set, every statement run records the tables it read here (live queries).
-    var readRecorder: ReadRecorder?
+    @exclusivity(unchecked) var readRecorder: ReadRecorder?
     /// When set, every row stepped is hashed into it (live queries compare results).
-    var fingerprint: ResultFingerprint?
+    @exclusivity(unchecked) var fingerprint: ResultFingerprint?
 
     /// Receives the authorizer's reports while ``prepare(_:persistent:)`` compiles.
-    fileprivate(set) var infoCollector: StatementInfoCollector?
+    @exclusivity(unchecked) fileprivate(set) var infoCollector: StatementInfoCollector?
     /// How many statements were compiled; tests use it to prove the cache works.
-    private(set) var preparedStatementCount = 0
+    @exclusivity(unchecked) private(set) var preparedStatementCount = 0
     /// The handles of the statements this connection compiled and has not finalized. Closing
     /// finalizes exactly these: SQLite's own statements (FTS5 keeps some) are SQLite's to
     /// finalize, and finalizing them too is a double free.
-    private var liveStatements = Set<OpaquePointer>()
+    @exclusivity(unchecked) private var liveStatements = Set<OpaquePointer>()
     /// The statement behind ``dataVersion()``.
-    private var dataVersionStatement: OpaquePointer?
-    private var cache: StatementCache
+    @exclusivity(unchecked) private var dataVersionStatement: OpaquePointer?
+    @exclusivity(unchecked) private var cache: StatementCache
 
     init(path: String, options: Database.Options, role: Role) throws {
         self.path = path

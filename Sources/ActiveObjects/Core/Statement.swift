@@ -7,7 +7,7 @@ import Foundation
 /// Not thread-safe: every use happens while the owning ``Connection``'s lock is held.
 final class Statement {
     /// The compiled statement; nil once finalized (by `finalize()` or by closing the connection).
-    private(set) var sqliteStatement: OpaquePointer?
+    @exclusivity(unchecked) private(set) var sqliteStatement: OpaquePointer?
     /// The SQL text it was prepared from (placeholders, never values).
     let sql: String
     /// The connection that prepared it (kept alive while the statement lives).
@@ -15,7 +15,7 @@ final class Statement {
     /// The tables it reads and writes, as SQLite reported them while compiling it.
     let info: StatementInfo
     /// Whether a large TEXT or BLOB is bound (SQLite keeps its own copy until rebound).
-    private var holdsLargeBinding = false
+    @exclusivity(unchecked) private var holdsLargeBinding = false
     /// From this many bytes on, a bound value is released by `reset()` rather than kept
     /// until the statement's next use.
     private static let largeBindingBytes = 4 * 1024

@@ -34,7 +34,7 @@ final class SharedSQL: StatementSource, Sendable {
 struct StatementCache {
     private final class Entry {
         let statement: Statement
-        var lastUse: UInt64
+        @exclusivity(unchecked) var lastUse: UInt64
         /// The ``SharedSQL`` whose identity is the key: kept alive with the entry, so that its
         /// address can never be reused by other SQL while the entry exists.
         let keyOwner: AnyObject?

@@ -22,13 +22,13 @@ final class ThreadContext {
 
     /// While this thread runs the SQLite work of an async call (a ``WorkerLane`` job): the
     /// database the call runs on.
-    var jobDatabase: Database?
+    @exclusivity(unchecked) var jobDatabase: Database?
     /// True while this thread runs the SQLite work of an async call.
     var isRunningAsyncJob: Bool { jobDatabase != nil }
     /// Open read scopes, innermost last.
-    private(set) var readScopes: [ReadScope] = []
+    @exclusivity(unchecked) private(set) var readScopes: [ReadScope] = []
     /// Rows changed by this thread's last write, per database.
-    private var lastChanges: [(database: ObjectIdentifier, count: Int)] = []
+    @exclusivity(unchecked) private var lastChanges: [(database: ObjectIdentifier, count: Int)] = []
 
     /// This thread's identity: the box's address (never 0).
     var token: Int { Int(bitPattern: Unmanaged.passUnretained(self).toOpaque()) }

@@ -34,6 +34,9 @@ open class ActiveObject: CustomStringConvertible, Identifiable {
     /// it was loaded from is left as it is.
     @RowID public var id: Int64?
 
+    /// The storage of ``id``.
+    @exclusivity(unchecked) var rowIDStorage: Int64?
+
     /// Where the object stands with respect to its row; decides what `save()` does.
     @exclusivity(unchecked) var recordState = RecordState.new
 
@@ -152,9 +155,10 @@ private let defaultDatabaseStorage = LockedValue<Database?>(nil)
 /// A value protected by a lock, for the few globals the library keeps. The lock is not
 /// recursive: `body` must not call back into the same `LockedValue`.
 final class LockedValue<Value>: @unchecked Sendable {
-    // Safety: `value` is only touched inside `withLock`, which holds `lock`.
+    // Safety: `value` is only touched inside `withLock`, which holds `lock` (so no dynamic
+    // exclusivity check is needed either).
     private let lock = NSLock()
-    private var value: Value
+    @exclusivity(unchecked) private var value: Value
 
     init(_ value: Value) { self.value = value }
 

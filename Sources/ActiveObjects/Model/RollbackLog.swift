@@ -26,11 +26,11 @@ final class RollbackLog: TransactionListener {
         let snapshot: Snapshot
     }
 
-    private var entries: [Entry] = []
+    @exclusivity(unchecked) private var entries: [Entry] = []
     /// For each open transaction level, how many entries preceded it.
-    private var marks: [Int] = []
+    @exclusivity(unchecked) private var marks: [Int] = []
     /// When `entries` reaches this count, entries of deallocated objects are dropped.
-    private var compactionThreshold = RollbackLog.minimumCompactionThreshold
+    @exclusivity(unchecked) private var compactionThreshold = RollbackLog.minimumCompactionThreshold
     static let minimumCompactionThreshold = 4096
 
     /// The log of `connection`, created on first use.

@@ -1,4 +1,4 @@
-/// The property wrapper behind ``ActiveObject/id``: a plain `Int64?` whose projection, `$id`,
+/// The property wrapper behind ``ActiveObject/id``: an `Int64?` whose projection, `$id`,
 /// names the primary key in queries.
 ///
 /// ```swift
@@ -9,12 +9,30 @@
 /// You never declare it: every ``ActiveObject`` has `id`.
 @propertyWrapper
 public struct RowID: Sendable {
-    /// The rowid, or nil for an object that was never saved (and for tables without a rowid).
-    public var wrappedValue: Int64?
+    // The value lives in the object (`ActiveObject.rowIDStorage`), read and written through
+    // the enclosing-instance subscript: a stored property the library marks
+    // `@exclusivity(unchecked)`, as it does for the other bookkeeping it touches on every row
+    // (a dynamic exclusivity check cost more than the rest of an id access).
 
-    /// Creates the storage of an `id`.
-    @inlinable
-    public init(wrappedValue: Int64?) { self.wrappedValue = wrappedValue }
+    /// Not used: `id` is read and written through ``subscript(_enclosingInstance:wrapped:storage:)``.
+    @available(*, unavailable, message: "RowID is only used as ActiveObject.id")
+    public var wrappedValue: Int64? {
+        get { fatalError("RowID is only used as ActiveObject.id") }
+        set { fatalError("RowID is only used as ActiveObject.id") }
+    }
+
+    /// Creates the wrapper of `id` (nil until the object is inserted).
+    public init(wrappedValue: Int64?) {}
+
+    /// Reads and writes the object's `id`.
+    public static subscript(
+        _enclosingInstance object: ActiveObject,
+        wrapped _: ReferenceWritableKeyPath<ActiveObject, Int64?>,
+        storage _: ReferenceWritableKeyPath<ActiveObject, RowID>
+    ) -> Int64? {
+        get { object.rowIDStorage }
+        set { object.rowIDStorage = newValue }
+    }
 
     /// A reference to the primary-key column for queries: `\.$id`.
     @inlinable
