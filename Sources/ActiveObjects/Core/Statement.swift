@@ -71,36 +71,64 @@ final class Statement {
     /// Binds one parameter (1-based). TEXT and BLOB use the 64-bit length APIs, so a value
     /// over 2 GiB is SQLite's `tooBig` error rather than a trap.
     func bind(_ value: DatabaseValue, at index: Int32) throws {
-        let handle = try handle()
-        let code: Int32
         switch value {
-        case .null:
-            code = sqlite3_bind_null(handle, index)
-        case .integer(let int):
-            code = sqlite3_bind_int64(handle, index, int)
-        case .real(let real):
-            code = sqlite3_bind_double(handle, index, real)
-        case .text(var text):
-            code = text.withUTF8 { bytes in
-                // An empty buffer has no base address; "" keeps the value TEXT, not NULL.
-                guard let base = bytes.baseAddress, bytes.count > 0 else {
-                    return sqlite3_bind_text(handle, index, "", 0, activeobjects_transient())
-                }
-                if bytes.count >= Self.largeBindingBytes { holdsLargeBinding = true }
-                return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { chars in
-                    sqlite3_bind_text64(handle, index, chars, UInt64(bytes.count),
-                                        activeobjects_transient(), UInt8(SQLITE_UTF8))
-                }
+        case .null: try bindNull(at: index)
+        case .integer(let int): try bind(int, at: index)
+        case .real(let real): try bind(real, at: index)
+        case .text(let text): try bind(text: text, at: index)
+        case .blob(let data): try bind(blob: data, at: index)
+        }
+    }
+
+    // The typed binds: model writes call them straight from a property's memory (see
+    // `ColumnAccessor.bind`), without a `DatabaseValue` in between.
+
+    @inline(__always)
+    func bindNull(at index: Int32) throws {
+        try check(sqlite3_bind_null(try handle(), index))
+    }
+
+    @inline(__always)
+    func bind(_ int: Int64, at index: Int32) throws {
+        try check(sqlite3_bind_int64(try handle(), index, int))
+    }
+
+    @inline(__always)
+    func bind(_ real: Double, at index: Int32) throws {
+        try check(sqlite3_bind_double(try handle(), index, real))
+    }
+
+    func bind(text: String, at index: Int32) throws {
+        let handle = try handle()
+        var text = text
+        let code = text.withUTF8 { bytes in
+            // An empty buffer has no base address; "" keeps the value TEXT, not NULL.
+            guard let base = bytes.baseAddress, bytes.count > 0 else {
+                return sqlite3_bind_text(handle, index, "", 0, activeobjects_transient())
             }
-        case .blob(let data):
-            code = data.withUnsafeBytes { bytes in
-                // A NULL pointer would bind NULL: give SQLite a valid address for empty data.
-                if bytes.count == 0 { return sqlite3_bind_zeroblob(handle, index, 0) }
-                if bytes.count >= Self.largeBindingBytes { holdsLargeBinding = true }
-                return sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count),
-                                           activeobjects_transient())
+            if bytes.count >= Self.largeBindingBytes { holdsLargeBinding = true }
+            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { chars in
+                sqlite3_bind_text64(handle, index, chars, UInt64(bytes.count),
+                                    activeobjects_transient(), UInt8(SQLITE_UTF8))
             }
         }
+        try check(code)
+    }
+
+    func bind(blob data: Data, at index: Int32) throws {
+        let handle = try handle()
+        let code = data.withUnsafeBytes { bytes in
+            // A NULL pointer would bind NULL: give SQLite a valid address for empty data.
+            if bytes.count == 0 { return sqlite3_bind_zeroblob(handle, index, 0) }
+            if bytes.count >= Self.largeBindingBytes { holdsLargeBinding = true }
+            return sqlite3_bind_blob64(handle, index, bytes.baseAddress, UInt64(bytes.count),
+                                       activeobjects_transient())
+        }
+        try check(code)
+    }
+
+    @inline(__always)
+    private func check(_ code: Int32) throws {
         guard code == SQLITE_OK else {
             throw DatabaseError(code: code, connection: connection.sqliteConnection, sql: sql)
         }

@@ -31,14 +31,14 @@ extension ActiveObject {
     func bindColumns(to statement: Statement, schema: ModelSchema, context: ValueContext, first: Int32 = 1) throws {
         try withUnsafeObjectPointer { base in
             for (slot, accessor) in schema.accessors.enumerated() {
-                let value: DatabaseValue
                 do {
-                    value = try accessor.encode(from: base, context: context)
+                    try accessor.bind(from: base, to: statement, at: first + Int32(slot), context: context)
+                } catch let error as DatabaseError {
+                    throw error
                 } catch {
                     throw ActiveObjectError.invalidValue(table: schema.tableName, column: schema.columns[slot].name,
                                                          reason: "\(error)")
                 }
-                try statement.bind(value, at: first + Int32(slot))
             }
         }
     }
@@ -270,9 +270,12 @@ extension ActiveObject {
             }
             if connection.transactionDepth > 0 {
                 // A rollback of the enclosing transaction makes the object new again.
-                RollbackLog.of(connection).record(self, RollbackLog.Snapshot(
-                    id: nil, state: recordState, persistedRowID: persistedRowID,
-                    relations: preloadedRelations, columnStates: nil))
+                let log = RollbackLog.of(connection)
+                if recordState == .new && preloadedRelations == nil, let fate = log.currentFate {
+                    insertedPending(fate)
+                } else {
+                    log.record(self, rollbackSnapshot(schema: schema))
+                }
             }
             markPersisted(schema: schema, rowID: sql.hasRowID ? connection.lastInsertRowID : nil)
         }

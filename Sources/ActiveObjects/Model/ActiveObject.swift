@@ -35,14 +35,55 @@ open class ActiveObject: CustomStringConvertible, Identifiable {
     @RowID public var id: Int64?
 
     /// The storage of ``id``.
-    @exclusivity(unchecked) var rowIDStorage: Int64?
+    @exclusivity(unchecked) private var rowIDStorage: Int64?
+    @exclusivity(unchecked) private var recordStateStorage = RecordState.new
+    @exclusivity(unchecked) private var persistedRowIDStorage: Int64?
+    /// Set when the object was inserted inside a transaction: the fate of that transaction
+    /// level. Until it is known, the insert may still be rolled back; once known, the object
+    /// settles (see ``settleInsert()``).
+    @exclusivity(unchecked) private var insertFate: TransactionFate?
+
+    /// The value of ``id`` (settled first: an insert rolled back since leaves nil).
+    var rowID: Int64? {
+        get { settleInsert(); return rowIDStorage }
+        set { settleInsert(); rowIDStorage = newValue }
+    }
 
     /// Where the object stands with respect to its row; decides what `save()` does.
-    @exclusivity(unchecked) var recordState = RecordState.new
+    var recordState: RecordState {
+        get { settleInsert(); return recordStateStorage }
+        set { settleInsert(); recordStateStorage = newValue }
+    }
 
     /// The rowid of the row the object was last loaded from or saved to (while `persisted`):
     /// an `id` that differs was set by hand.
-    @exclusivity(unchecked) var persistedRowID: Int64?
+    var persistedRowID: Int64? {
+        get { settleInsert(); return persistedRowIDStorage }
+        set { settleInsert(); persistedRowIDStorage = newValue }
+    }
+
+    /// Records that the object, new until now, was just inserted inside a transaction level
+    /// whose fate is `fate`: if that level (or one enclosing it) rolls back, the object
+    /// becomes new again the next time it is looked at. No log entry, no weak reference.
+    func insertedPending(_ fate: TransactionFate) {
+        settleInsert()
+        insertFate = fate
+    }
+
+    /// Applies the outcome of a pending insert's transaction, once it is known.
+    @inline(__always)
+    func settleInsert() {
+        guard let fate = insertFate else { return }
+        switch fate.outcome {
+        case .open, .released: return
+        case .committed: insertFate = nil
+        case .rolledBack:
+            insertFate = nil
+            rowIDStorage = nil
+            recordStateStorage = .new
+            persistedRowIDStorage = nil
+        }
+    }
 
     /// Related objects loaded by `including(_:)`, keyed by relation.
     @exclusivity(unchecked) var preloadedRelations: [PreloadKey: Any]?

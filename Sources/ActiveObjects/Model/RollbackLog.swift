@@ -1,3 +1,5 @@
+import CSQLite
+
 /// Restores model objects when the transaction (or savepoint) that wrote them rolls back, so
 /// that they match the database again: an object whose INSERT was undone is new again
 /// (`id == nil`, changes pending), an updated object gets back its pending changes, a
@@ -27,6 +29,9 @@ final class RollbackLog: TransactionListener {
     }
 
     @exclusivity(unchecked) private var entries: [Entry] = []
+    /// The fate of each open transaction level, innermost last (objects inserted at a level
+    /// hold its fate instead of a log entry).
+    @exclusivity(unchecked) private var fates: [TransactionFate] = []
     /// For each open transaction level, how many entries preceded it.
     @exclusivity(unchecked) private var marks: [Int] = []
     /// When `entries` reaches this count, entries of deallocated objects are dropped.
@@ -38,9 +43,19 @@ final class RollbackLog: TransactionListener {
         if let log = connection.transactionListener as? RollbackLog { return log }
         let log = RollbackLog()
         log.marks = Array(repeating: 0, count: connection.transactionDepth)
+        // Levels opened before the log existed: nothing was inserted there through it.
+        var parent: TransactionFate?
+        for _ in 0..<connection.transactionDepth {
+            let fate = TransactionFate(parent: parent)
+            log.fates.append(fate)
+            parent = fate
+        }
         connection.transactionListener = log
         return log
     }
+
+    /// The fate of the innermost open level.
+    var currentFate: TransactionFate? { fates.last }
 
     /// Remembers `object` as it was before a write at the current level.
     func record(_ object: ActiveObject, _ snapshot: Snapshot) {
@@ -53,10 +68,13 @@ final class RollbackLog: TransactionListener {
 
     func transactionLevelBegan(depth: Int) {
         marks.append(entries.count)
+        fates.append(TransactionFate(parent: fates.last))
     }
 
     func transactionLevelCommitted(depth: Int) {
         marks.removeLast()
+        // A released savepoint's inserts share the enclosing level's fate from now on.
+        fates.removeLast().settle(marks.isEmpty ? .committed : .released)
         // A released savepoint's entries stay: the enclosing transaction may still roll back.
         if marks.isEmpty {
             entries.removeAll()
@@ -66,13 +84,17 @@ final class RollbackLog: TransactionListener {
 
     func transactionLevelRolledBack(depth: Int) {
         let mark = marks.popLast() ?? 0
-        guard mark < entries.count else { return }
-        let undone = entries[mark...]
-        entries.removeSubrange(mark...)
-        // Newest first: an object written twice ends as it was before the first write.
-        for entry in undone.reversed() {
-            entry.object?.restore(entry.snapshot)
+        let fate = fates.popLast()
+        if mark < entries.count {
+            let undone = entries[mark...]
+            entries.removeSubrange(mark...)
+            // Newest first: an object written twice ends as it was before the first write.
+            for entry in undone.reversed() {
+                entry.object?.restore(entry.snapshot)
+            }
         }
+        // Then the level's inserts (they settle to new objects when next looked at).
+        fate?.settle(.rolledBack)
     }
 
     /// Drops the entries of deallocated objects, and moves the level marks accordingly.
@@ -95,6 +117,41 @@ final class RollbackLog: TransactionListener {
         entries = kept
         marks = newMarks
         compactionThreshold = max(Self.minimumCompactionThreshold, kept.count * 2)
+    }
+}
+
+/// The fate of one transaction level, shared by the objects inserted at that level: open
+/// until the level ends; then committed, rolled back, or released into the enclosing level
+/// (whose fate it then takes). Read by the inserted objects whenever they are next used.
+final class TransactionFate: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `state` is only read and written atomically; `parent` is
+    // immutable.
+    enum Outcome: CLong { case open = 0, committed = 1, rolledBack = 2, released = 3 }
+
+    private let state: UnsafeMutablePointer<CLong>
+    let parent: TransactionFate?
+
+    init(parent: TransactionFate?) {
+        self.parent = parent
+        state = UnsafeMutablePointer<CLong>.allocate(capacity: 1)
+        state.initialize(to: Outcome.open.rawValue)
+    }
+
+    deinit { state.deallocate() }
+
+    func settle(_ outcome: Outcome) {
+        activeobjects_atomic_store(state, outcome.rawValue)
+    }
+
+    /// The final outcome for the objects inserted at this level (a released level takes its
+    /// parent's); `.open` while it is not known yet. Never `.released`.
+    var outcome: Outcome {
+        var fate = self
+        while true {
+            let outcome = Outcome(rawValue: activeobjects_atomic_load(fate.state)) ?? .open
+            guard outcome == .released, let parent = fate.parent else { return outcome }
+            fate = parent
+        }
     }
 }
 

@@ -9,7 +9,7 @@
 /// You never declare it: every ``ActiveObject`` has `id`.
 @propertyWrapper
 public struct RowID: Sendable {
-    // The value lives in the object (`ActiveObject.rowIDStorage`), read and written through
+    // The value lives in the object (`ActiveObject.rowID`), read and written through
     // the enclosing-instance subscript: a stored property the library marks
     // `@exclusivity(unchecked)`, as it does for the other bookkeeping it touches on every row
     // (a dynamic exclusivity check cost more than the rest of an id access).
@@ -30,8 +30,8 @@ public struct RowID: Sendable {
         wrapped _: ReferenceWritableKeyPath<ActiveObject, Int64?>,
         storage _: ReferenceWritableKeyPath<ActiveObject, RowID>
     ) -> Int64? {
-        get { object.rowIDStorage }
-        set { object.rowIDStorage = newValue }
+        get { object.rowID }
+        set { object.rowID = newValue }
     }
 
     /// A reference to the primary-key column for queries: `\.$id`.
