@@ -79,8 +79,7 @@ public struct Column<Value: ColumnValue> {
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false) {
         self.value = wrappedValue
         self.state = PrototypeConstruction.isActive
-            ? .prototype(PrototypeConstruction.recorded(
-                ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed))))
+            ? PrototypeConstruction.prototypeState(ColumnOptions(name: name, unique: unique, indexed: indexed))
             : .fresh
     }
 
@@ -94,9 +93,8 @@ public struct Column<Value: ColumnValue> {
                 references parent: ActiveObject.Type, onDelete: ForeignKeyAction = .noAction) {
         self.value = wrappedValue
         self.state = PrototypeConstruction.isActive
-            ? .prototype(PrototypeConstruction.recorded(
-                ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed,
-                                                        references: parent, onDelete: onDelete))))
+            ? PrototypeConstruction.prototypeState(ColumnOptions(name: name, unique: unique, indexed: indexed,
+                                                        references: parent, onDelete: onDelete))
             : .fresh
     }
 

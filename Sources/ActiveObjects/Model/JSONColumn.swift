@@ -36,8 +36,7 @@ public struct JSONColumn<Value: Codable> {
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false) {
         self.value = wrappedValue
         self.state = PrototypeConstruction.isActive
-            ? .prototype(PrototypeConstruction.recorded(
-                ColumnDescriptor(options: ColumnOptions(name: name, unique: unique, indexed: indexed))))
+            ? PrototypeConstruction.prototypeState(ColumnOptions(name: name, unique: unique, indexed: indexed))
             : .fresh
     }
 

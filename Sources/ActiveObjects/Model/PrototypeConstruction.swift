@@ -27,14 +27,18 @@ import Darwin
 /// initializer costs one atomic load.
 @usableFromInline
 enum PrototypeConstruction {
-    // Safety of nonisolated(unsafe): the pointer itself never changes; the counter it points
-    // to is only read and written through the atomic functions of the C shim.
+    // Safety of nonisolated(unsafe) and exclusivity(unchecked): the counter is only read and
+    // written through the atomic functions of the C shim. A plain global with a constant
+    // initial value is initialized statically: reading it costs no lazy-initialization check,
+    // which matters because every `@Column` initializer of every object reads it.
     @usableFromInline
-    nonisolated(unsafe) static let inProgress: UnsafeMutablePointer<CLong> = {
-        let counter = UnsafeMutablePointer<CLong>.allocate(capacity: 1)
-        counter.initialize(to: 0)
-        return counter
-    }()
+    @exclusivity(unchecked) nonisolated(unsafe) static var inProgressCount: CLong = 0
+
+    /// The address of the process-wide count of prototypes being created.
+    @inlinable
+    static var inProgress: UnsafeMutablePointer<CLong> {
+        withUnsafeMutablePointer(to: &inProgressCount) { $0 }
+    }
 
     /// This thread's innermost ``Frame``, unretained (each frame lives on the stack of the
     /// call that pushed it, and is popped before that call returns).
@@ -62,6 +66,14 @@ enum PrototypeConstruction {
     static func recorded(_ descriptor: ColumnDescriptor) -> ColumnDescriptor {
         innermostFrame?.recorded.append(descriptor)
         return descriptor
+    }
+
+    /// The state of a prototype's wrapper: its declaration, recorded. Kept out of line so that
+    /// the wrapper initializers, inlined into every model's `init()`, stay one atomic load and
+    /// a branch in the common case.
+    @usableFromInline @inline(never)
+    static func prototypeState(_ options: ColumnOptions) -> ColumnState {
+        .prototype(recorded(ColumnDescriptor(options: options)))
     }
 
     /// Whether this thread is building the schema of `type` right now (a re-entrant use of
