@@ -302,9 +302,10 @@ func storedKeyColumns(_ db: Database, _ table: String) throws -> [String] {
     try db.rows("SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", [table]).map { try $0["name"] as String }
 }
 
-/// The SELECT statements among `statements`.
+/// The SELECT statements among `statements`, leaving out the library's one-time look-ups of a
+/// table's layout (`pragma_table_list`, `pragma_table_info`).
 func selectStatements(_ statements: [String]) -> [String] {
-    statements.filter { $0.uppercased().hasPrefix("SELECT") }
+    statements.filter { $0.uppercased().hasPrefix("SELECT") && !$0.lowercased().contains("pragma_") }
 }
 
 /// The statements that write (INSERT, UPDATE, DELETE) among `statements`.
