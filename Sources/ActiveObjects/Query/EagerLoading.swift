@@ -109,8 +109,7 @@ extension Query {
 
     /// The objects of `type` whose `column` is one of `values` (a model chosen at run time).
     static func query(of type: ActiveObject.Type, where column: String, in values: [DatabaseValue]) throws -> [ActiveObject] {
-        func fetch<M: ActiveObject>(_: M.Type) throws -> [ActiveObject] { try Query<M>().where([column: values]).all() }
-        return try fetch(type)
+        try type.objects(where: column, in: values)
     }
 
     /// `objects` in primary-key order (rowid, or the natural key's stored values).
@@ -148,6 +147,14 @@ extension ActiveRecord where Self: ActiveObject {
     /// A query that eager-loads a many-to-many relation: `Playlist.including(\.tracks).all()`.
     public static func including<Target>(_ relation: KeyPath<Self, HasManyThrough<Target>>) -> Query<Self> {
         Query<Self>().including(relation)
+    }
+}
+
+extension ActiveObject {
+    /// The objects of this class — the dynamic one: `Self` in a class method is the class it
+    /// is called on, even through an `ActiveObject.Type` — whose `column` is one of `values`.
+    class func objects(where column: String, in values: [DatabaseValue]) throws -> [ActiveObject] {
+        try Query<Self>().where([column: values]).all()
     }
 }
 
