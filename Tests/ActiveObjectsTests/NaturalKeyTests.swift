@@ -282,6 +282,55 @@ import Testing
         }
     }
 
+    @Test func aRenameRolledBackLeavesTheObjectReadyToRenameAgain() throws {
+        struct Abort: Error {}
+        try withModelDB { db in
+            try Shop.createTables()
+            let customer = try Shop.customer("ALFKI", "Alfreds")
+            customer.code = "ALFRE"
+            do {
+                try db.transaction {
+                    try customer.save()
+                    #expect(try ShopCustomer.find(key: "ALFRE") != nil)
+                    throw Abort()
+                }
+            } catch is Abort {}
+            #expect(try ShopCustomer.find(key: "ALFKI") != nil)
+            #expect(try ShopCustomer.find(key: "ALFRE") == nil)
+            // The object still holds ALFKI's row, with the rename pending.
+            #expect(customer.code == "ALFRE")
+            #expect(customer.changedColumns == ["code"])
+            try customer.save()
+            #expect(try ShopCustomer.find(key: "ALFKI") == nil)
+            #expect(try ShopCustomer.find(key: "ALFRE")?.name == "Alfreds")
+        }
+    }
+
+    @Test func rowsFetchedWithTheirKeyButWithoutRowidStillNameTheirRow() throws {
+        try withModelDB { db in
+            try Shop.createTables()
+            try Shop.customer("ALFKI", "Alfreds")
+            let fetched = try ShopCustomer.fetch(sql: "SELECT code, name FROM customers")
+            #expect(fetched.count == 1)
+            let alfki = fetched[0]
+            #expect(alfki.id == nil)   // no rowid in the result…
+            alfki.name = "Alfreds F."
+            try alfki.save()           // …but the key names the row.
+            #expect(try modelRowCount(db, "customers") == 1)
+            #expect(try ShopCustomer.find(key: "ALFKI")?.name == "Alfreds F.")
+            // Without the key, no row is named: refused rather than inserted twice.
+            let card = ShopGiftCard()
+            card.number = "GC-1"
+            try card.save()
+            let keyless = try ShopGiftCard.fetch(sql: #"SELECT "Value Cents" FROM "Gift Cards""#)[0]
+            keyless.valueCents = 100
+            let error = expectActiveObjectError { try keyless.save() }
+            if case .misuse? = error {} else { Issue.record("expected misuse, got \(String(describing: error))") }
+            #expect(try modelRowCount(db, "Gift Cards") == 1)
+            #expect(try ShopGiftCard.find(key: "GC-1")?.valueCents == 0)
+        }
+    }
+
     @Test func renamingAKeyThatRowsReferenceFollowsTheForeignKeysOnUpdate() throws {
         try withModelDB { db in
             try Shop.createTables()
