@@ -174,6 +174,20 @@ import Testing
         }
     }
 
+    @Test func addingALineToAnotherOrderMovesItByItsOldKey() throws {
+        try withModelDB { db in
+            let lines = try Self.makeLines()
+            let chang = try requireID(lines.chang)
+            let line = try #require(try ShopOrderLine.find(key: ["order_id": try requireID(lines.first), "product_id": chang]))
+            // The foreign key is part of the key: add() renames the line into the other order.
+            try lines.second.lines.add(line)
+            #expect(line.orderId == lines.second.id)
+            #expect(try lines.first.lines.all().map(\.productId) == [try requireID(lines.chai)])
+            #expect(try lines.second.lines.all().map(\.productId) == [try requireID(lines.chai), chang])
+            #expect(try modelRowCount(db, "order_lines") == 3)
+        }
+    }
+
     @Test func upsertConflictsOnAllKeyColumns() throws {
         let recorder = SQLRecorder()
         try withModelDB(recorder: recorder) { db in

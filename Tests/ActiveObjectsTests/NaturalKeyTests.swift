@@ -403,6 +403,33 @@ import Testing
         }
     }
 
+    @Test func aNaturalKeyColumnNamedIdIsTheKeyWhileIdStaysTheRowid() throws {
+        /// What activeobjects-gen writes for `id UUID PRIMARY KEY`.
+        final class Device: ModelTestRecord {
+            override class var tableName: String { "devices" }
+            override class var primaryKey: String { "id" }
+            @Column("id") var uuid: UUID = UUID()
+            @Column var owner: String = ""
+        }
+        try withModelDB { db in
+            try Device.createTable()
+            #expect(try storedKeyColumns(db, "devices") == ["id"])
+            let phone = Device()
+            phone.owner = "ann"
+            try phone.save()
+            let laptop = Device()
+            laptop.owner = "bob"
+            try laptop.save()
+            #expect(phone.id == 1 && laptop.id == 2)   // rowids
+            #expect(try Device.find(key: laptop.uuid)?.owner == "bob")
+            #expect(try Device.find(id: 2)?.uuid == laptop.uuid)
+            #expect(try Device.find(where: ["id": phone.uuid]).map(\.owner) == ["ann"])
+            laptop.owner = "bea"
+            try laptop.save()
+            #expect(try db.scalar("SELECT owner FROM devices WHERE id = ?", [laptop.uuid]) == "bea")
+        }
+    }
+
     @Test func invalidKeyDeclarationsAreClearErrors() throws {
         final class TwoKeysNoColumns: ModelTestRecord {
             override class var primaryKeys: [String] { ["a", "b"] }
