@@ -430,6 +430,31 @@ import Testing
         }
     }
 
+    @Test func anIntegerKeyThatIsNotTheRowidKeepsTheRowid() throws {
+        /// `INTEGER PRIMARY KEY DESC` and `INT PRIMARY KEY` are ordinary keys beside the rowid.
+        final class Bin: ModelTestRecord {
+            override class var tableName: String { "bins" }
+            override class var primaryKey: String { "number" }
+            @Column var number: Int = 0
+            @Column var label: String = ""
+        }
+        for declaration in ["number INTEGER PRIMARY KEY DESC", "number INT PRIMARY KEY"] {
+            try withModelDB { db in
+                try db.execute("CREATE TABLE bins (\(declaration), label TEXT NOT NULL DEFAULT '')")
+                let bin = Bin()
+                bin.number = 40
+                bin.label = "A"
+                try bin.save()
+                let rowID = try requireID(bin)
+                #expect(rowID != 40, "\(declaration)")
+                bin.number = 41
+                try bin.save()
+                #expect(bin.id == rowID, "\(declaration)")
+                #expect(try Bin.find(id: rowID)?.number == 41, "\(declaration)")
+            }
+        }
+    }
+
     @Test func invalidKeyDeclarationsAreClearErrors() throws {
         final class TwoKeysNoColumns: ModelTestRecord {
             override class var primaryKeys: [String] { ["a", "b"] }

@@ -16,9 +16,9 @@ extension Database {
         return found
     }
 
-    /// Whether `column` is the table's only primary-key column and declared exactly `INTEGER`
-    /// in a rowid table: SQLite's alias for the rowid, so that changing its value moves the
-    /// row's rowid too. Learned once per table and column (in the same memory as
+    /// Whether `column` is the table's only primary-key column and SQLite's alias for the rowid
+    /// (an `INTEGER PRIMARY KEY`: such a key has no index of its own, every other primary key
+    /// has one), so that changing its value moves the row's rowid too. Learned once per table and column (in the same memory as
     /// ``tableHasRowID(_:)``); a table that does not exist yet is looked up again next time.
     func isRowIDAlias(_ column: String, of table: String) -> Bool {
         let key = "\u{0}alias\u{0}\(table.lowercased())\u{0}\(column.lowercased())"
@@ -35,7 +35,10 @@ extension Database {
             guard keys.count == 1 else { return false }
             let name: String = try keys[0]["name"]
             let type: String = try keys[0]["type"]
-            return name.lowercased() == column.lowercased() && type.uppercased() == "INTEGER"
+            guard name.lowercased() == column.lowercased(), type.uppercased() == "INTEGER" else { return false }
+            // `INTEGER PRIMARY KEY DESC` is not an alias: its key has an index, like any other.
+            let keyIndexes = try connection.rows("SELECT 1 FROM pragma_index_list(?) WHERE origin = 'pk'", [.text(table)])
+            return keyIndexes.isEmpty
         } ?? nil
         guard let found else { return false }
         tableLayouts.withLock { $0[key] = found }
