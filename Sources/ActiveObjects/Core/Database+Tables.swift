@@ -16,6 +16,35 @@ extension Database {
         return found
     }
 
+    /// Whether `column` is the table's only primary-key column and SQLite's alias for the rowid
+    /// (an `INTEGER PRIMARY KEY`: such a key has no index of its own, every other primary key
+    /// has one), so that changing its value moves the row's rowid too. Learned once per table and column (in the same memory as
+    /// ``tableHasRowID(_:)``); a table that does not exist yet is looked up again next time.
+    func isRowIDAlias(_ column: String, of table: String) -> Bool {
+        let key = "\u{0}alias\u{0}\(table.lowercased())\u{0}\(column.lowercased())"
+        if let known = tableLayouts.withLock({ $0[key] }) { return known }
+        guard tableHasRowID(table) else { return false }
+        let found: Bool? = try? withReader { connection in
+            let keys = try connection.rows("SELECT name, type FROM pragma_table_info(?) WHERE pk > 0", [.text(table)])
+            guard !keys.isEmpty else {
+                // No key at all: the table may not exist yet.
+                let exists = try connection.rows("SELECT 1 FROM pragma_table_list WHERE name = ? COLLATE NOCASE AND schema = 'main'",
+                                                 [.text(table)])
+                return exists.isEmpty ? nil : false
+            }
+            guard keys.count == 1 else { return false }
+            let name: String = try keys[0]["name"]
+            let type: String = try keys[0]["type"]
+            guard name.lowercased() == column.lowercased(), type.uppercased() == "INTEGER" else { return false }
+            // `INTEGER PRIMARY KEY DESC` is not an alias: its key has an index, like any other.
+            let keyIndexes = try connection.rows("SELECT 1 FROM pragma_index_list(?) WHERE origin = 'pk'", [.text(table)])
+            return keyIndexes.isEmpty
+        } ?? nil
+        guard let found else { return false }
+        tableLayouts.withLock { $0[key] = found }
+        return found
+    }
+
     /// Forgets what ``tableHasRowID(_:)`` learned (after the schema changed).
     func forgetTableLayouts() {
         tableLayouts.withLock { $0.removeAll() }

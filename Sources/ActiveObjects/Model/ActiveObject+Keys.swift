@@ -81,7 +81,7 @@ extension ActiveRecord where Self: ActiveObject {
                 "\(schema.modelName) has a composite key \(primaryKeys): use find(key: [\"column\": value, …])")
         }
         let name = schema.keySlots.first.map { schema.columns[$0].name } ?? schema.primaryKey
-        return try Query<Self>().where([name: key]).first()
+        return try Query<Self>().where([name: key]).limit(1).all().first
     }
 
     /// The object whose (composite) primary key has these values, or nil. The dictionary must
@@ -93,7 +93,7 @@ extension ActiveRecord where Self: ActiveObject {
     /// - Throws: ``ActiveObjectError/invalidArgument(_:)`` when the names are not exactly the
     ///   key's columns; otherwise as ``find(id:)``.
     public static func find(key values: [String: Any?]) throws -> Self? {
-        try keyQuery(values).first()
+        try keyQuery(values).all().first
     }
 
     /// The query for ``find(key:)-([String:Any?])``, its names checked against the key.
@@ -106,7 +106,9 @@ extension ActiveRecord where Self: ActiveObject {
             throw ActiveObjectError.invalidArgument(
                 "find(key:) of \(schema.modelName) needs exactly its key columns \(expected), got \(values.keys.sorted())")
         }
-        return Query<Self>().where(values)
+        // A key names one row at most: no ORDER BY (a composite WITHOUT ROWID table has no
+        // rowid to order by).
+        return Query<Self>().where(values).limit(1)
     }
 
     /// Async form of ``find(key:)-(Key)``.
@@ -119,6 +121,17 @@ extension ActiveRecord where Self: ActiveObject {
     /// - Throws: as ``find(key:)-([String:Any?])``.
     public static func find(key values: [String: Any?]) async throws -> sending Self? {
         let query = try keyQuery(values)
-        return try await requireDatabase().perform(.reading) { try query.first() }
+        return try await requireDatabase().perform(.reading) { try query.all().first }
+    }
+}
+
+extension Query {
+    /// The query in the model's key order when it has no ordering of its own: by every key
+    /// column of a natural or composite key (`"order_id", "product_id"`), or by the rowid
+    /// column of a rowid model. Relations list their objects in this order.
+    var orderedByModelKeyIfUnordered: Query {
+        guard orderings.isEmpty, let schema = try? ModelSchema.of(Model.self) else { return self }
+        if schema.keySlots.isEmpty { return order(by: schema.primaryKey) }
+        return schema.keySlots.reduce(self) { query, slot in query.order(by: schema.columns[slot].name) }
     }
 }

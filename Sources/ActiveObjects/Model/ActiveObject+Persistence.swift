@@ -156,8 +156,9 @@ extension ActiveObject {
     func planWrite(_ request: WriteRequest, schema: ModelSchema, sql: ModelSQL,
                    context: ValueContext) throws -> WritePlan? {
         let table = schema.tableName
-        func plan(_ operation: WritePlan.Operation, _ statement: SharedSQL, _ arguments: [DatabaseValue]) -> WritePlan {
-            WritePlan(operation: operation, sql: statement, arguments: arguments, table: table, rowID: id,
+        func plan(_ operation: WritePlan.Operation, _ statement: SharedSQL, _ arguments: [DatabaseValue],
+                  rowID: Int64? = nil) -> WritePlan {
+            WritePlan(operation: operation, sql: statement, arguments: arguments, table: table, rowID: rowID ?? id,
                       hasRowID: sql.hasRowID)
         }
         if recordState == .keyless && (request == .save || request == .update) && !namesARowByHand(schema) {
@@ -183,7 +184,8 @@ extension ActiveObject {
                 let slots = changedSlots(values, schema: schema, context: context)
                 if slots.isEmpty { return nil }
                 let key = try rowKeyArguments(schema: schema, context: context) ?? []
-                return plan(.update, sql.updateSQL(slots: slots), slots.map { values[$0] } + key)
+                return plan(.update, sql.updateSQL(slots: slots), slots.map { values[$0] } + key,
+                            rowID: rowIDAfterUpdate(slots: slots, values: values, schema: schema, sql: sql))
             }
             if isRowIDModel {
                 guard let id else { return plan(.insert, sql.insertSQL, values) }
@@ -202,8 +204,20 @@ extension ActiveObject {
                 // An explicit update() still reports a row that is gone.
                 return plan(.checkExists, sql.existsSQL, key)
             }
-            return plan(.update, sql.updateSQL(slots: slots), slots.map { values[$0] } + key)
+            return plan(.update, sql.updateSQL(slots: slots), slots.map { values[$0] } + key,
+                        rowID: rowIDAfterUpdate(slots: slots, values: values, schema: schema, sql: sql))
         }
+    }
+
+    /// The rowid of the row after an UPDATE of `slots`, when the update moves it: a new value
+    /// for a natural key that is SQLite's rowid alias (an `INTEGER` primary key numbered by
+    /// hand) is the row's new rowid. Nil otherwise (the rowid stays `id`).
+    private func rowIDAfterUpdate(slots: [Int], values: [DatabaseValue], schema: ModelSchema, sql: ModelSQL) -> Int64? {
+        guard sql.hasRowID, case .columns(let keySlots) = schema.key, keySlots.count == 1, slots.contains(keySlots[0]),
+              case .integer(let newRowID) = values[keySlots[0]],
+              let database = Swift.type(of: self).resolvedDatabase,
+              database.isRowIDAlias(schema.columns[keySlots[0]].name, of: schema.tableName) else { return nil }
+        return newRowID
     }
 
     /// A keyless object of a rowid model whose `id` was set by hand names that row.

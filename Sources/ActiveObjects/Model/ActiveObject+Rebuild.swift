@@ -47,6 +47,9 @@ extension ActiveRecord where Self: ActiveObject {
                     try rebuild(schema: schema, shape: shape, context: context, connection: connection)
                 }
             }
+            // The table may have gained or lost its rowid: models that did not declare its
+            // layout learn it again.
+            database.forgetTableLayouts()
         }
     }
 

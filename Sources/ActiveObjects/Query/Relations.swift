@@ -67,7 +67,7 @@ public struct BelongsTo<Parent: ActiveObject> {
         guard !value.isNull else { return nil }
         let parentKey = try ModelSchema.of(Parent.self).requireReferencedKey(for: "a belongs-to relation to \(Parent.self)")
         if parentKey.slot < 0, case .integer(let id) = value { return try Parent.loadByID(id) }
-        return try Query<Parent>().where([parentKey.name: value]).first()
+        return try Query<Parent>().where([parentKey.name: value]).limit(1).all().first
     }
 
     /// Points the foreign key at `parent` (nil clears it); call `save()` on the object to persist.
@@ -136,7 +136,7 @@ public struct HasMany<Child: ActiveObject> {
         let (key, _) = try key()
         if let preloaded = parent.preloadedRelations?[key] as? [Child] { return preloaded }
         guard try parentKeyValue(parent) != nil else { return [] }
-        return try query.orderedByKeyIfUnordered.all()
+        return try query.orderedByModelKeyIfUnordered.all()
     }
 
     /// The number of children (no SQL when preloaded).
@@ -153,7 +153,7 @@ public struct HasMany<Child: ActiveObject> {
     /// - Throws: as ``all()``.
     nonisolated(nonsending) public func all() async throws -> sending [Child] {
         guard try parentKeyValue(parent) != nil else { return [] }
-        let query = self.query.orderedByKeyIfUnordered
+        let query = self.query.orderedByModelKeyIfUnordered
         return try await query.all()
     }
 
@@ -210,7 +210,8 @@ public struct HasOne<Child: ActiveObject> {
         let key = try key(ModelSchema.of(Child.self))
         if let preloaded = parent.preloadedRelations?[key] { return preloaded as? Child }
         guard try parentKeyValue(parent) != nil else { return nil }
-        return try Query<Child>().adding(childrenFilter(of: parent, through: foreignKey, in: Child.self)).first()
+        return try Query<Child>().adding(childrenFilter(of: parent, through: foreignKey, in: Child.self))
+            .orderedByModelKeyIfUnordered.limit(1).all().first
     }
 
     /// Async form of ``get()`` (always a fresh object).
@@ -218,7 +219,8 @@ public struct HasOne<Child: ActiveObject> {
     nonisolated(nonsending) public func get() async throws -> sending Child? {
         guard try parentKeyValue(parent) != nil else { return nil }
         let query = Query<Child>().adding(childrenFilter(of: parent, through: foreignKey, in: Child.self))
-        return try await query.first()
+            .orderedByModelKeyIfUnordered.limit(1)
+        return try await query.all().first
     }
 }
 
