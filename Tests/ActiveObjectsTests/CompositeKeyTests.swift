@@ -224,16 +224,12 @@ import Testing
             let chai = try requireID(lines.chai), chang = try requireID(lines.chang)
             // findAll() and first() order by the class's `primaryKey`, which a composite-key
             // model leaves at "id" (the rowid): the fix belongs in Query.orderedByKeyIfUnordered
-            // and findAll (the lead's files), using Query.orderedByModelKeyIfUnordered.
-            withKnownIssue("findAll() orders a composite key by rowid, not by its key columns") {
-                let keys = try ShopOrderLine.findAll().map { [$0.orderId, $0.productId] }
-                #expect(keys == [[firstID, 0], [firstID, chai], [firstID, chang], [secondID, 0], [secondID, chai]])
-            }
-            withKnownIssue("first() orders a composite key by rowid, not by its key columns") {
-                let first = try ShopOrderLine.all.first()
-                #expect(first?.productId == 0)
-            }
-            let inKeyOrder = try ShopOrderLine.all.orderedByModelKeyIfUnordered.all().map { [$0.orderId, $0.productId] }
+            // and findAll (the lead's files), using Query.orderedByKeyIfUnordered.
+            let keys = try ShopOrderLine.findAll().map { [$0.orderId, $0.productId] }
+            #expect(keys == [[firstID, 0], [firstID, chai], [firstID, chang], [secondID, 0], [secondID, chai]])
+            let first = try ShopOrderLine.all.first()
+            #expect(first?.productId == 0)
+            let inKeyOrder = try ShopOrderLine.all.orderedByKeyIfUnordered.all().map { [$0.orderId, $0.productId] }
             #expect(inKeyOrder == [[firstID, 0], [firstID, chai], [firstID, chang], [secondID, 0], [secondID, chai]])
             #expect(try lines.first.lines.all().map(\.productId) == [0, chai, chang])
             let eager = try ShopOrder.all.order(by: "id").including(\.lines).all()

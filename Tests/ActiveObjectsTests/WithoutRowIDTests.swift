@@ -114,14 +114,10 @@ final class LegacyPrice: ModelTestRecord {
             // findAll() and first() order by the class's `primaryKey`, "id" for a composite
             // key: the rowid, which a WITHOUT ROWID table does not have (the fix belongs in
             // Query.orderedByKeyIfUnordered and findAll, the lead's files).
-            withKnownIssue("findAll()/findFirst() order a composite WITHOUT ROWID table by a rowid it lacks") {
-                let all = try MusicTrackTag.findAll()
-                #expect(all.map(\.tagName) == ["jazz", "modal", "jazz"])
-            }
-            withKnownIssue("findAll()/findFirst() order a composite WITHOUT ROWID table by a rowid it lacks") {
-                let first = try MusicTrackTag.findFirst(where: ["tag_name": "jazz"])
-                #expect(first?.trackId == trackID)
-            }
+            let all = try MusicTrackTag.findAll()
+            #expect(all.map(\.tagName) == ["jazz", "modal", "jazz"])
+            let first = try MusicTrackTag.findFirst(where: ["tag_name": "jazz"])
+            #expect(first?.trackId == trackID)
             found.tagName = "cool"
             try found.save()
             #expect(try db.scalar("SELECT count(*) FROM track_tags WHERE tag_name = 'cool'") == 1)
@@ -175,10 +171,8 @@ final class LegacyPrice: ModelTestRecord {
             usd.currency = "CAD"
             try usd.save()
             #expect(try LegacyPrice.all.order(by: "currency").all().map(\.currency) == ["CAD", "EUR"])
-            withKnownIssue("findAll() orders a composite WITHOUT ROWID table by a rowid it lacks") {
-                let all = try LegacyPrice.findAll()
-                #expect(all.map(\.currency) == ["CAD", "EUR"])
-            }
+            let all = try LegacyPrice.findAll()
+            #expect(all.map(\.currency) == ["CAD", "EUR"])
             // No statement names a rowid the table does not have.
             #expect(recorder.statements.filter { $0.contains("legacy") && $0.lowercased().contains("\"rowid\"") }.isEmpty,
                     "\(recorder.statements)")

@@ -160,6 +160,8 @@ public final class Database: @unchecked Sendable {
             try connection.withStatement(statement, binding: { try $0.bind(values) }) { statement in
                 while try statement.step() {}
             }
+            // A table recreated under another layout (WITHOUT ROWID…) is looked at again.
+            if statement.info.changesSchema { forgetTableLayouts() }
         }
     }
 

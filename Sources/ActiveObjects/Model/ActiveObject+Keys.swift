@@ -124,14 +124,3 @@ extension ActiveRecord where Self: ActiveObject {
         return try await requireDatabase().perform(.reading) { try query.all().first }
     }
 }
-
-extension Query {
-    /// The query in the model's key order when it has no ordering of its own: by every key
-    /// column of a natural or composite key (`"order_id", "product_id"`), or by the rowid
-    /// column of a rowid model. Relations list their objects in this order.
-    var orderedByModelKeyIfUnordered: Query {
-        guard orderings.isEmpty, let schema = try? ModelSchema.of(Model.self) else { return self }
-        if schema.keySlots.isEmpty { return order(by: schema.primaryKey) }
-        return schema.keySlots.reduce(self) { query, slot in query.order(by: schema.columns[slot].name) }
-    }
-}

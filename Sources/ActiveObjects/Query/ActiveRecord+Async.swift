@@ -37,7 +37,7 @@ extension ActiveRecord where Self: ActiveObject {
     /// Async form of ``findFirst(where:)``.
     /// - Throws: as ``find(where:)``.
     public static func findFirst(where criteria: [String: Any?]) async throws -> sending Self? {
-        let query = Query<Self>().where(criteria).order(by: primaryKey)
+        let query = Query<Self>().where(criteria)
         return try await requireDatabase().perform(.reading) { try query.first() }
     }
 

@@ -82,7 +82,7 @@ extension ActiveRecord where Self: ActiveObject {
     /// Every object of the table, in primary-key order. For large tables prefer
     /// `Person.all.each { … }` or a cursor, which keep one row in memory at a time.
     /// - Throws: as ``find(id:)``.
-    public static func findAll() throws -> [Self] { try Query<Self>().order(by: primaryKey).all() }
+    public static func findAll() throws -> [Self] { try Query<Self>().orderedByKeyIfUnordered.all() }
 
     /// The objects matching a criteria dictionary: `Person.find(where: ["age": 30])`.
     /// - Throws: ``ActiveObjectError/unknownColumn(table:column:)`` for a key the model does
@@ -92,7 +92,7 @@ extension ActiveRecord where Self: ActiveObject {
     /// The first object (lowest primary key) matching a criteria dictionary, or nil.
     /// - Throws: as ``find(where:)``.
     public static func findFirst(where criteria: [String: Any?]) throws -> Self? {
-        try Query<Self>().where(criteria).order(by: primaryKey).first()
+        try Query<Self>().where(criteria).first()
     }
 
     /// The number of rows.

@@ -99,7 +99,7 @@ extension Query {
         let values = try owners.map { ($0, try parentKeyValue($0)) }
         let wanted = Array(Set(values.compactMap(\.1)))
         let children = wanted.isEmpty ? []
-            : try Query<Child>().where([schema.columns[slot].name: wanted]).orderedByModelKeyIfUnordered.all()
+            : try Query<Child>().where([schema.columns[slot].name: wanted]).orderedByKeyIfUnordered.all()
         var byOwner: [DatabaseValue: [Child]] = [:]
         for child in children {
             byOwner[try child.columnValue(atSlot: slot, schema: schema), default: []].append(child)

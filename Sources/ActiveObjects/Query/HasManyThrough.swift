@@ -74,7 +74,7 @@ public struct HasManyThrough<Target: ActiveObject> {
     public func all() throws -> [Target] {
         if let preloaded = owner.preloadedRelations?[try resolve().preloadKey] as? [Target] { return preloaded }
         guard try parentKeyValue(owner) != nil else { return [] }
-        return try query.orderedByModelKeyIfUnordered.all()
+        return try query.orderedByKeyIfUnordered.all()
     }
 
     /// The number of related objects (no SQL when preloaded).
@@ -89,7 +89,7 @@ public struct HasManyThrough<Target: ActiveObject> {
     /// - Throws: as ``all()``.
     nonisolated(nonsending) public func all() async throws -> sending [Target] {
         guard try parentKeyValue(owner) != nil else { return [] }
-        let query = self.query.orderedByModelKeyIfUnordered
+        let query = self.query.orderedByKeyIfUnordered
         return try await query.all()
     }
 

@@ -109,9 +109,13 @@ public struct Query<Model: ActiveObject>: Sendable {
         return copy
     }
 
-    /// The query ordered by primary key when it has no ordering of its own.
+    /// The query in the model's key order when it has no ordering of its own: by every key
+    /// column of a natural or composite key (`"order_id", "product_id"`), or by the rowid
+    /// column of a rowid model. `first()`, `findAll()`, pages and relations use this order.
     var orderedByKeyIfUnordered: Query {
-        orderings.isEmpty ? order(by: Model.primaryKey) : self
+        guard orderings.isEmpty, let schema = try? ModelSchema.of(Model.self) else { return self }
+        if schema.keySlots.isEmpty { return order(by: schema.primaryKey) }
+        return schema.keySlots.reduce(self) { query, slot in query.order(by: schema.columns[slot].name) }
     }
 
     // MARK: Building SQL

@@ -136,7 +136,7 @@ public struct HasMany<Child: ActiveObject> {
         let (key, _) = try key()
         if let preloaded = parent.preloadedRelations?[key] as? [Child] { return preloaded }
         guard try parentKeyValue(parent) != nil else { return [] }
-        return try query.orderedByModelKeyIfUnordered.all()
+        return try query.orderedByKeyIfUnordered.all()
     }
 
     /// The number of children (no SQL when preloaded).
@@ -153,7 +153,7 @@ public struct HasMany<Child: ActiveObject> {
     /// - Throws: as ``all()``.
     nonisolated(nonsending) public func all() async throws -> sending [Child] {
         guard try parentKeyValue(parent) != nil else { return [] }
-        let query = self.query.orderedByModelKeyIfUnordered
+        let query = self.query.orderedByKeyIfUnordered
         return try await query.all()
     }
 
@@ -211,7 +211,7 @@ public struct HasOne<Child: ActiveObject> {
         if let preloaded = parent.preloadedRelations?[key] { return preloaded as? Child }
         guard try parentKeyValue(parent) != nil else { return nil }
         return try Query<Child>().adding(childrenFilter(of: parent, through: foreignKey, in: Child.self))
-            .orderedByModelKeyIfUnordered.limit(1).all().first
+            .orderedByKeyIfUnordered.limit(1).all().first
     }
 
     /// Async form of ``get()`` (always a fresh object).
@@ -219,7 +219,7 @@ public struct HasOne<Child: ActiveObject> {
     nonisolated(nonsending) public func get() async throws -> sending Child? {
         guard try parentKeyValue(parent) != nil else { return nil }
         let query = Query<Child>().adding(childrenFilter(of: parent, through: foreignKey, in: Child.self))
-            .orderedByModelKeyIfUnordered.limit(1)
+            .orderedByKeyIfUnordered.limit(1)
         return try await query.all().first
     }
 }
