@@ -20,6 +20,7 @@ public struct NotesListView: View {
         self.model = model
     }
 
+    /// The list, its search field, toolbar, editor sheet and error alert.
     public var body: some View {
         NavigationStack {
             List {

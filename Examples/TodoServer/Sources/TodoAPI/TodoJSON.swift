@@ -4,8 +4,11 @@ import Hummingbird
 
 /// A todo as the API sends it.
 public struct TodoResponse: ResponseCodable, Equatable, Sendable {
+    /// The row's id.
     public var id: Int64
+    /// What to do.
     public var title: String
+    /// Whether it is done.
     public var done: Bool
     /// ISO 8601, UTC, with milliseconds.
     public var createdAt: String
@@ -36,12 +39,15 @@ public struct TodoResponse: ResponseCodable, Equatable, Sendable {
 
 /// A page of todos, newest first.
 public struct TodoListResponse: ResponseCodable, Sendable {
+    /// The todos of the page.
     public var todos: [TodoResponse]
 }
 
 /// How many todos there are, and how many are done (read in one snapshot, so they agree).
 public struct TodoCounts: ResponseCodable, Equatable, Sendable {
+    /// All todos.
     public var total: Int
+    /// The todos that are done.
     public var done: Int
 
     /// Reads both counts; call it inside `db.read { }` or `db.values { }` so they agree.
@@ -53,12 +59,16 @@ public struct TodoCounts: ResponseCodable, Equatable, Sendable {
 
 /// The body of `POST /todos`.
 public struct NewTodo: Codable, Sendable {
+    /// What to do (trimmed; must not be empty).
     public var title: String
+    /// Whether it is already done; false when absent.
     public var done: Bool?
 }
 
 /// The body of `PATCH /todos/:id`: the fields to change.
 public struct TodoPatch: Codable, Sendable {
+    /// A new title, or nil to keep it.
     public var title: String?
+    /// A new state, or nil to keep it.
     public var done: Bool?
 }

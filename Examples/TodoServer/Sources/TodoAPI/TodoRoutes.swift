@@ -92,6 +92,9 @@ public struct TodoRoutes<Context: RequestContext>: Sendable {
     /// Server-sent events fed by a live query: the current counts at once, then fresh counts
     /// after every commit that changed the `todo` table. The stream ends when the client goes
     /// away, when the server shuts down gracefully, or when the database closes.
+    ///
+    /// Each client has its own observation, which runs one count after each commit; a server
+    /// with many listeners would share one observation among them instead.
     @Sendable func liveCount(_ request: Request, context: Context) async throws -> Response {
         let encoder = JSONEncoder()
         let events = database.values { try TodoCounts.fetch() }
