@@ -1,0 +1,43 @@
+import ActiveObjects
+import Foundation
+
+/// A note: one row of the table `note`.
+///
+/// An ordinary ActiveObjects model, not `Sendable` and not isolated to an actor: the
+/// `@MainActor` ``NotesViewModel`` holds the notes it shows and saves them with the async
+/// API, whose work runs in the background.
+public final class Note: ActiveObject {
+    /// The longest title accepted, in characters.
+    public static let maximumTitleLength = 120
+
+    /// Columns `created_at` and `updated_at` in SQL; the Swift names stay camelCase.
+    public override class var columnNaming: ColumnNaming { .snakeCase }
+
+    /// The title shown in the list; never empty, at most ``maximumTitleLength`` characters.
+    @Column public var title: String = ""
+    /// The text of the note.
+    @Column public var body: String = ""
+    /// Pinned notes come first in the list.
+    @Column public var pinned: Bool = false
+    /// When the note was created.
+    @Column public var createdAt: Date = Date()
+    /// When the note was last changed (set by ``willSave()``); the list is ordered by it.
+    @Column(indexed: true) public var updatedAt: Date = Date()
+
+    /// Refuses an empty or over-long title: `save()` then writes nothing and throws
+    /// `ActiveObjectError.validationFailed`.
+    /// - Throws: `ValidationError` naming the `title` field.
+    public override func validate() throws {
+        if title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            throw ValidationError("title", "must not be empty")
+        }
+        if title.count > Self.maximumTitleLength {
+            throw ValidationError("title", "must be at most \(Self.maximumTitleLength) characters")
+        }
+    }
+
+    /// Stamps `updatedAt` when a stored note is saved with changes.
+    public override func willSave() throws {
+        if id != nil && hasChanges { updatedAt = Date() }
+    }
+}
