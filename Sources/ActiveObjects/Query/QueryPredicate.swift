@@ -138,6 +138,12 @@ struct PredicateRenderer {
         return qualifier.map { "\(SQLIdentifier.quote($0)).\(quoted)" } ?? quoted
     }
 
+    /// Whether the column named by `key` is a `Decimal` (or `Decimal?`) property.
+    func holdsDecimal(_ key: ColumnKey) throws -> Bool {
+        let slot = try key.slot(in: schema)
+        return slot >= 0 && schema.accessors[slot].holdsDecimal
+    }
+
     /// Renders `node`, a predicate on another model (`schema`), with its columns qualified by
     /// `alias`; its arguments and aliases continue this renderer's.
     mutating func render(_ node: PredicateNode, of schema: ModelSchema, as alias: String) throws -> String {
@@ -166,6 +172,11 @@ struct PredicateRenderer {
                 return "\(column) \(op == "=" ? "IS NULL" : "IS NOT NULL")"
             }
             arguments.append(encoded)
+            // Decimals are stored as exact text: ordered comparisons compare them as numbers
+            // ("1000.5" > "20" as numbers, not as text). Equality stays exact text.
+            if op != "=" && op != "<>", try holdsDecimal(key) {
+                return "CAST(\(column) AS NUMERIC) \(op) CAST(? AS NUMERIC)"
+            }
             return "\(column) \(op) ?"
         case let .like(key, pattern):
             let column = try column(key)
