@@ -187,6 +187,22 @@ extension Decimal {
         }
     }
 
+    @Test func limitedAggregatesOfTheRowidOfAKeylessTable() throws {
+        try withModelDB { db in
+            try db.execute("CREATE TABLE group_keyless (name TEXT NOT NULL, n INTEGER NOT NULL)")
+            for index in 0..<10 { try db.execute("INSERT INTO group_keyless VALUES (?, ?)", ["g\(index % 3)", index]) }
+            let rows = try GroupKeyless.findAll()
+            let first5 = Array(rows.prefix(5))
+            // A subquery of `SELECT *` would not carry the rowid: these were nil / empty.
+            let top: Int64?? = try GroupKeyless.all.limit(5).max(\.$id)
+            #expect(top == .some(first5.compactMap(\.id).max()))
+            #expect(try GroupKeyless.all.limit(5).group(by: \.$name).max(\.$id) == SwiftGroups.max(first5, by: \.name) { $0.id })
+            #expect(try GroupKeyless.all.order(by: \.$n, .descending).limit(4).group(by: \.$name).sum(\.$n)
+                == SwiftGroups.sum(Array(rows.sorted { $0.n > $1.n }.prefix(4)), by: \.name) { $0.n })
+            #expect(try GroupKeyless.all.limit(5).count(\.$id) == 5)
+        }
+    }
+
     @Test func asyncGroupedTerminals() async throws {
         let folder = try TemporaryDirectory()
         let db = try Database(path: folder.path("groups.sqlite"))
@@ -219,4 +235,11 @@ extension Decimal {
                                                 by: \.shipCity))
         }
     }
+}
+
+/// A table without a declared key: `id` is its rowid.
+final class GroupKeyless: ModelTestRecord {
+    override class var primaryKey: String { "rowid" }
+    @Column var name: String = ""
+    @Column var n: Int = 0
 }
