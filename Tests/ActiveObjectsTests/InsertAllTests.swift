@@ -196,6 +196,33 @@ final class InsertHooked: ModelTestRecord {
         }
     }
 
+    @Test func valuesAreStoredAsSaveStoresThem() throws {
+        try withModelDB { db in
+            try UpdateAllItem.createTable()
+            let made = (0..<3).map { index -> UpdateAllItem in
+                let item = UpdateAllItem()
+                item.name = "n\(index)"
+                item.seen = Date(timeIntervalSince1970: 1_000 + Double(index))
+                item.price = Decimal(string: "1.10")
+                item.tags = ["t\(index)"]
+                item.small = Int8(index)
+                return item
+            }
+            try UpdateAllItem.insertAll(made)
+            let saved = UpdateAllItem()
+            saved.name = "saved"
+            saved.seen = Date(timeIntervalSince1970: 1_000)
+            saved.price = Decimal(string: "1.10")
+            saved.tags = ["t0"]
+            try saved.save()
+            // Column for column, the batch rows are stored as save() stores a row (.unixSeconds here).
+            let raw = try db.rows("SELECT typeof(seen) AS t, seen, price, tags FROM update_all_item ORDER BY id").map { "\($0)" }
+            #expect(raw.first == raw.last, "\(raw)")
+            #expect(raw.first == "[t: TEXT 'real', seen: REAL 1000.0, price: TEXT '1.1', tags: TEXT '[\"t0\"]']")
+            #expect(try UpdateAllItem.all.order(by: \.$id).limit(3).all().map { "\($0)" } == made.map { "\($0)" })
+        }
+    }
+
     @Test func idsSetByHandAndGapsInTheRowids() throws {
         try withModelDB { db in
             try ShopSeed.shop(orders: 20)

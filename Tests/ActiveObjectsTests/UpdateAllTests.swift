@@ -104,6 +104,8 @@ final class UpdateAllItem: ModelTestRecord {
             #expect(expectActiveObjectError { _ = try ShopOrder.all.updateAll([:]) }?.isInvalidArgument == true)
             #expect(expectActiveObjectError { _ = try ShopOrder.all.updateAll(["OrderID": 5]) }?.isInvalidArgument == true)
             #expect(expectActiveObjectError { _ = try ShopOrder.all.updateAll(["id": 5]) }?.isInvalidArgument == true)
+            // A property name and its column name: one column set twice (SQLite would keep the last silently).
+            #expect(expectActiveObjectError { _ = try ShopOrder.all.updateAll(["shipCity": "X", "ShipCity": "Y"]) }?.isInvalidArgument == true)
             #expect(recorder.nonPragma.isEmpty)
             #expect(Self.rows(try ShopOrder.findAll()) == Self.rows(before))
         }
@@ -153,6 +155,10 @@ final class UpdateAllItem: ModelTestRecord {
             let duplicate = expectDatabaseError(.constraint) { _ = try UpdateAllItem.all.updateAll(["code": "same"]) }
             #expect(duplicate != nil)
             #expect(try db.rows("SELECT * FROM update_all_item ORDER BY id").map { "\($0)" } == snapshot)
+            // Text that reads as a date is stored with the model's strategy too.
+            #expect(try UpdateAllItem.where(\.$active == false).updateAll(["seen": "2024-01-02 03:04:05"]) == 3)
+            #expect(try db.rows("SELECT DISTINCT typeof(seen) AS t, seen FROM update_all_item WHERE active = 0").map { "\($0)" }
+                == ["[t: TEXT 'real', seen: REAL 1704164645.0]"])
             // Setting NULL where the property is optional; a value of another numeric type that fits.
             #expect(try UpdateAllItem.all.updateAll(["code": nil, "small": Int64(-5)]) == 6)
             #expect(try UpdateAllItem.all.pluck(\.$code).allSatisfy { $0 == nil })
