@@ -198,28 +198,27 @@ final class InsertHooked: ModelTestRecord {
 
     @Test func valuesAreStoredAsSaveStoresThem() throws {
         try withModelDB { db in
-            try UpdateAllItem.createTable()
-            let made = (0..<3).map { index -> UpdateAllItem in
-                let item = UpdateAllItem()
+            try InsertStrategyItem.createTable()
+            let made = (0..<3).map { index -> InsertStrategyItem in
+                let item = InsertStrategyItem()
                 item.name = "n\(index)"
                 item.seen = Date(timeIntervalSince1970: 1_000 + Double(index))
                 item.price = Decimal(string: "1.10")
                 item.tags = ["t\(index)"]
-                item.small = Int8(index)
                 return item
             }
-            try UpdateAllItem.insertAll(made)
-            let saved = UpdateAllItem()
+            try InsertStrategyItem.insertAll(made)
+            let saved = InsertStrategyItem()
             saved.name = "saved"
             saved.seen = Date(timeIntervalSince1970: 1_000)
             saved.price = Decimal(string: "1.10")
             saved.tags = ["t0"]
             try saved.save()
             // Column for column, the batch rows are stored as save() stores a row (.unixSeconds here).
-            let raw = try db.rows("SELECT typeof(seen) AS t, seen, price, tags FROM update_all_item ORDER BY id").map { "\($0)" }
+            let raw = try db.rows("SELECT typeof(seen) AS t, seen, price, tags FROM insert_strategy_item ORDER BY id").map { "\($0)" }
             #expect(raw.first == raw.last, "\(raw)")
             #expect(raw.first == "[t: TEXT 'real', seen: REAL 1000.0, price: TEXT '1.1', tags: TEXT '[\"t0\"]']")
-            #expect(try UpdateAllItem.all.order(by: \.$id).limit(3).all().map { "\($0)" } == made.map { "\($0)" })
+            #expect(try InsertStrategyItem.all.order(by: \.$id).limit(3).all().map { "\($0)" } == made.map { "\($0)" })
         }
     }
 
@@ -394,4 +393,13 @@ final class InsertHooked: ModelTestRecord {
 /// A child whose foreign key is checked only at COMMIT (the table is created by raw SQL).
 final class DeferredChild: ModelTestRecord {
     @Column var parentId: Int64? = nil
+}
+
+/// A model with its own date strategy (not shared with other suites: their hooks count calls).
+final class InsertStrategyItem: ModelTestRecord {
+    override class var dateStrategy: DateStrategy? { .unixSeconds }
+    @Column var name: String = ""
+    @Column var seen: Date? = nil
+    @Column var price: Decimal? = nil
+    @JSONColumn var tags: [String] = []
 }
