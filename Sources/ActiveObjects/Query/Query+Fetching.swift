@@ -66,6 +66,18 @@ extension Query {
         }
     }
 
+    /// Async form of ``count(_:)``: runs on a reader thread.
+    /// - Throws: as ``all()``.
+    public func count<V>(_ column: KeyPath<Model, ColumnReference<V>>) async throws -> Int {
+        guard let database = Model.resolvedDatabase else {
+            throw ActiveObjectError.noDatabase(model: String(describing: Model.self))
+        }
+        let path = SendableKeyPath(keyPath: column)
+        return try await database.perform(.reading) {
+            try self.count(path.keyPath as! KeyPath<Model, ColumnReference<V>>)
+        }
+    }
+
     /// Whether any row matches.
     /// - Throws: as ``all()``.
     public func exists() throws -> Bool {
