@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ActiveObjects
 
-private let fuzzDatabase = Locked<Database?>(nil)
+let fuzzDatabase = Locked<Database?>(nil)
 
 final class FuzzItem: ActiveObject {
     override class var database: Database? { fuzzDatabase.withLock { $0 } }
@@ -11,10 +11,13 @@ final class FuzzItem: ActiveObject {
     @Column var score: Double? = nil
     @Column var flag: Bool = false
     @Column var tag: String? = nil
+    /// The owner (see RandomizedRelationTests); NULL in the operations above.
+    @Column var ownerId: Int64? = nil
+    var owner: BelongsTo<FuzzOwner> { belongsTo(\.$ownerId) }
 }
 
 /// What the test believes a row holds.
-private struct ShadowRow: Equatable {
+struct ShadowRow: Equatable {
     var name: String
     var age: Int
     var score: Double?
@@ -28,7 +31,7 @@ private struct ShadowRow: Equatable {
 
 /// A random predicate together with its meaning, evaluated in Swift with SQL's three-valued
 /// logic (nil = unknown), so that the database's answer can be checked.
-private struct RandomCondition {
+struct RandomCondition {
     let predicate: QueryPredicate<FuzzItem>
     let evaluate: (ShadowRow) -> Bool?
     let text: String
@@ -126,7 +129,7 @@ struct RandomizedModelTests {
         print("RELIABILITY randomized seed \(seed): \(steps) operations, \(queriesChecked) composed queries checked, \(shadow.count) rows at the end")
     }
 
-    private func randomCondition(depth: Int, using random: inout SeededGenerator) -> RandomCondition {
+    func randomCondition(depth: Int, using random: inout SeededGenerator) -> RandomCondition {
         let choice = depth >= 2 ? Int.random(in: 0..<9, using: &random) : Int.random(in: 0..<12, using: &random)
         switch choice {
         case 0:

@@ -23,7 +23,7 @@ extension ActiveRecord where Self: ActiveObject {
         let batch = BatchInsert(schema: schema, sql: sql, ids: insertedIDs(objects, schema)) { statement, row, first in
             try objects[row].bindColumns(to: statement, schema: schema, context: context, first: first)
         }
-        try database.transaction {
+        let ids: [Int64?] = try database.transaction {
             let enclosing = database.writer.transactionDepth > 1
             let ids = try database.withWriter { try batch.run(on: $0) }
             if enclosing {
@@ -31,8 +31,11 @@ extension ActiveRecord where Self: ActiveObject {
                 let log = RollbackLog.of(database.writer)
                 for object in objects { log.record(object, object.rollbackSnapshot(schema: schema)) }
             }
-            for (object, id) in zip(objects, ids) { object.markPersisted(schema: schema, rowID: id) }
+            return ids
         }
+        // Only once the COMMIT succeeded (a deferred foreign key fails there, after every
+        // INSERT went through): until then the objects stay new.
+        for (object, id) in zip(objects, ids) { object.markPersisted(schema: schema, rowID: id) }
         for object in objects { object.didSave() }
     }
 

@@ -27,13 +27,18 @@ extension Query {
         let schema = compiled.schema
         let valueSlot = try column.map { try schema.slot(for: $0) }
         let groupSlot = try group.map { try schema.slot(for: $0) }
-        let value = valueSlot.map { schema.quotedColumn(slot: $0) }
-        let key = groupSlot.map { schema.quotedColumn(slot: $0) }
+        let valueColumn = valueSlot.map { schema.quotedColumn(slot: $0) }
+        let keyColumn = groupSlot.map { schema.quotedColumn(slot: $0) }
         let columnName = valueSlot.map { schema.columnName(slot: $0) } ?? "count"
         let exact = valueSlot.map { $0 >= 0 && schema.accessors[$0].holdsDecimal } ?? false
-        let source = compiled.limitClause.isEmpty
-            ? "\(schema.quotedTable)\(compiled.whereClause)"
-            : "(SELECT * FROM \(schema.quotedTable)\(compiled.tail))"
+        // With a limit, the limited rows come from a subquery that names the two columns it
+        // passes on (`SELECT *` would drop a rowid key: `max(\.$id)` of a keyless table).
+        let limited = !compiled.limitClause.isEmpty
+        let source = limited
+            ? "(SELECT \(keyColumn ?? "NULL") AS \"_g\", \(valueColumn ?? "NULL") AS \"_v\" FROM \(schema.quotedTable)\(compiled.tail))"
+            : "\(schema.quotedTable)\(compiled.whereClause)"
+        let key = limited ? keyColumn.map { _ in "\"_g\"" } : keyColumn
+        let value = limited ? valueColumn.map { _ in "\"_v\"" } : valueColumn
         let groupBy = key.map { " GROUP BY \($0)" } ?? ""
         let selected: String
         if let aggregate, let value, !(exact && aggregate != .average) {

@@ -56,12 +56,25 @@ extension Query {
         let schema = compiled.schema
         let quoted = schema.quotedColumn(slot: try schema.slot(for: column))
         let counted = compiled.isDistinct ? "DISTINCT \(quoted)" : quoted
+        // With a limit, the limit applies to what pluck would return: distinct values, if distinct.
         let sql = compiled.limitClause.isEmpty
             ? "SELECT count(\(counted)) FROM \(schema.quotedTable)\(compiled.whereClause)"
-            : "SELECT count(\(counted)) FROM (SELECT \(quoted) FROM \(schema.quotedTable)\(compiled.tail))"
+            : "SELECT count(\"_v\") FROM (\(compiled.selectKeyword) \(quoted) AS \"_v\" FROM \(schema.quotedTable)\(compiled.tail))"
         return try compiled.database.withReader { connection in
             guard case .integer(let count)? = try connection.scalarValue(sql, compiled.tailArguments) else { return 0 }
             return Int(count)
+        }
+    }
+
+    /// Async form of ``count(_:)``: runs on a reader thread.
+    /// - Throws: as ``all()``.
+    public func count<V>(_ column: KeyPath<Model, ColumnReference<V>>) async throws -> Int {
+        guard let database = Model.resolvedDatabase else {
+            throw ActiveObjectError.noDatabase(model: String(describing: Model.self))
+        }
+        let path = SendableKeyPath(keyPath: column)
+        return try await database.perform(.reading) {
+            try self.count(path.keyPath as! KeyPath<Model, ColumnReference<V>>)
         }
     }
 

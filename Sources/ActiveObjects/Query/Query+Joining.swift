@@ -108,7 +108,7 @@ extension Query {
 }
 
 /// The relation structs `joining` accepts, tied to their related model.
-protocol RelationOf<Target> {
+protocol RelationOf<Target>: SendableMetatype {
     associatedtype Target: ActiveObject
 }
 

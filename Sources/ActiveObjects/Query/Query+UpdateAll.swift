@@ -12,7 +12,8 @@ extension Query {
     /// - Throws: ``ActiveObjectError/unknownColumn(table:column:)``,
     ///   ``ActiveObjectError/invalidValue(table:column:reason:)`` for a value the property
     ///   cannot hold (NULL into a non-optional, text into an `Int`…),
-    ///   ``ActiveObjectError/invalidArgument(_:)`` for no values or the rowid `id`;
+    ///   ``ActiveObjectError/invalidArgument(_:)`` for no values, the rowid `id`, or two keys
+    ///   naming one column (`"shipCity"` and `"ShipCity"`);
     ///   ``DatabaseError`` (constraints…); ``ActiveObjectError/misuse(_:)`` inside `db.read`.
     @discardableResult
     public func updateAll(_ values: [String: Any?]) throws -> Int {
@@ -44,10 +45,16 @@ extension Query {
         var assignments: [String] = []
         var arguments: [DatabaseValue] = []
         let scratch = schema.newObject()
+        var keyOfSlot: [Int: String] = [:]
         for (key, value) in values.sorted(by: { $0.key < $1.key }) {
             let slot = try schema.slot(forKey: key)
             guard slot >= 0 else {
                 throw ActiveObjectError.invalidArgument("updateAll cannot set the rowid \"\(key)\" of \(schema.modelName)")
+            }
+            // A property name and its column name together would set one column twice.
+            if let other = keyOfSlot.updateValue(key, forKey: slot) {
+                throw ActiveObjectError.invalidArgument(
+                    "updateAll: \"\(other)\" and \"\(key)\" both name the column \"\(schema.columns[slot].name)\" of \(schema.tableName)")
             }
             assignments.append("\(schema.columns[slot].quotedName) = ?")
             arguments.append(try Self.storedValue(value, slot: slot, schema: schema, context: compiled.context, scratch: scratch))
