@@ -154,15 +154,23 @@ func withTimeout<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () 
 
     @Test func readAndTransactionRunTheirBodiesOnTheLibrarysThreads() async throws {
         try await withAsyncModelDB { db in
-            let writerThread = try await db.transaction { () -> String in
+            let id = ObjectIdentifier(db)
+            let (writerIsJob, writerReadScope) = try await db.transaction { () -> (Bool, Bool) in
                 let note = AsyncNote()
                 note.title = "in transaction"
                 try note.save()
-                return Thread.current.name ?? ""
+                let context = ThreadContext.current
+                return (context.isRunningAsyncJob, context.readScope(for: id) != nil)
             }
-            let (readerThread, count) = try await db.read { (Thread.current.name ?? "", try AsyncNote.countAll()) }
-            #expect(writerThread == "AO writer")
-            #expect(readerThread == "AO reader")
+            let (readerIsJob, readerForbidsWrites, count) = try await db.read {
+                let context = ThreadContext.current
+                return (context.isRunningAsyncJob, context.readScope(for: id)?.forbidsWrites == true, try AsyncNote.countAll())
+            }
+            // Both bodies ran as the library's jobs (on its own threads, not the cooperative
+            // pool), the transaction on the writer, the read in a write-refusing read scope.
+            #expect(writerIsJob && !writerReadScope)
+            #expect(readerIsJob && readerForbidsWrites)
+            #expect(!ThreadContext.current.isRunningAsyncJob)
             #expect(count == 1)
             // A throwing body rolls back and the error reaches the caller.
             await #expect(throws: TestFailure.self) {
@@ -251,7 +259,7 @@ func withTimeout<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () 
         let db = try Database(path: folder.path("threads.sqlite"))
         try await db.execute("CREATE TABLE t(x)")
         _ = try await db.rows("SELECT * FROM t")
-        #expect(db.writerLane.runningThreads == 1)
+        #expect(db.writerLane.runningThreads <= 1, "one writer thread at most")
         try db.close()
         try await withTimeout(10) {
             while db.writerLane.runningThreads + db.readerLane.runningThreads > 0 {

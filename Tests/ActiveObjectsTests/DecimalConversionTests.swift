@@ -64,7 +64,7 @@ import Testing
 
     @Test func edgeValues() {
         var values: [Double] = [0, -0.0, 0.1, 0.2, 0.3, 1.0 / 3, 2.675, 1e-5, 1e-7, 1e-22, 1e-23,
-                                999_999_999_999_999.9, 1e15, 1e15 - 0.125, 9_007_199_254_740_993,
+                                999_999_999_999_999.9, 1e15, 1e15 - 0.125, 9_007_199_254_740_992, 9_007_199_254_740_994,
                                 .greatestFiniteMagnitude, .leastNonzeroMagnitude, .leastNormalMagnitude,
                                 .ulpOfOne, .nan, .infinity, -.infinity, .signalingNaN]
         for exponent in -80...80 {

@@ -46,55 +46,55 @@ extension Decimal {
         let recorder = SQLRecorder()
         try withModelDB(recorder: recorder) { _ in
             try ShopSeed.shop()
-            let orders = try ShopOrder.findAll()
+            let orders = try TradeOrder.findAll()
 
-            let (perCustomer, sql) = try recorder.recording { try ShopOrder.all.group(by: \.$customerId).count() }
+            let (perCustomer, sql) = try recorder.recording { try TradeOrder.all.group(by: \.$customerId).count() }
             #expect(perCustomer == SwiftGroups.count(orders, by: \.customerId))
             #expect(perCustomer.keys.contains(nil), "the NULL group is keyed nil")
             #expect(sql.filter { $0.hasPrefix("SELECT") }.count == 1, "\(sql)")
 
             // Decimal? per employee (with a nil-employee group): exact.
-            let freight: [Int64?: Decimal] = try ShopOrder.all.group(by: \.$employeeId).sum(\.$freight)
+            let freight: [Int64?: Decimal] = try TradeOrder.all.group(by: \.$employeeId).sum(\.$freight)
             #expect(freight == SwiftGroups.sum(orders, by: \.employeeId, \.freight))
-            #expect(try ShopOrder.all.group(by: \.$employeeId).min(\.$freight) == SwiftGroups.min(orders, by: \.employeeId, \.freight))
-            #expect(try ShopOrder.all.group(by: \.$employeeId).max(\.$freight) == SwiftGroups.max(orders, by: \.employeeId, \.freight))
-            #expect(closeEnough(try ShopOrder.all.group(by: \.$employeeId).average(\.$freight),
+            #expect(try TradeOrder.all.group(by: \.$employeeId).min(\.$freight) == SwiftGroups.min(orders, by: \.employeeId, \.freight))
+            #expect(try TradeOrder.all.group(by: \.$employeeId).max(\.$freight) == SwiftGroups.max(orders, by: \.employeeId, \.freight))
+            #expect(closeEnough(try TradeOrder.all.group(by: \.$employeeId).average(\.$freight),
                                 SwiftGroups.average(orders, by: \.employeeId) { $0.freight?.double }))
 
             // Per customer: NULLF's freights are all NULL → sum 0, absent from min/max/average.
-            let customerSums = try ShopOrder.all.group(by: \.$customerId).sum(\.$freight)
+            let customerSums = try TradeOrder.all.group(by: \.$customerId).sum(\.$freight)
             #expect(customerSums == SwiftGroups.sum(orders, by: \.customerId, \.freight))
             #expect(customerSums["NULLF"] == 0)
-            let customerMax = try ShopOrder.all.group(by: \.$customerId).max(\.$freight)
+            let customerMax = try TradeOrder.all.group(by: \.$customerId).max(\.$freight)
             #expect(customerMax == SwiftGroups.max(orders, by: \.customerId, \.freight))
             #expect(customerMax["NULLF"] == nil && customerMax.keys.contains("C001"))
-            let customerMin = try ShopOrder.all.group(by: \.$customerId).min(\.$freight)
+            let customerMin = try TradeOrder.all.group(by: \.$customerId).min(\.$freight)
             #expect(customerMin == SwiftGroups.min(orders, by: \.customerId, \.freight))
-            #expect(try ShopOrder.all.group(by: \.$customerId).average(\.$freight)["NULLF"] == nil)
+            #expect(try TradeOrder.all.group(by: \.$customerId).average(\.$freight)["NULLF"] == nil)
 
             // Non-optional columns of several types.
-            #expect(try ShopOrder.all.group(by: \.$shipCity).sum(\.$priority) == SwiftGroups.sum(orders, by: \.shipCity) { $0.priority })
-            #expect(try ShopOrder.all.group(by: \.$shipCity).min(\.$orderDate) == SwiftGroups.min(orders, by: \.shipCity) { $0.orderDate })
-            #expect(try ShopOrder.all.group(by: \.$shipCity).max(\.$orderDate) == SwiftGroups.max(orders, by: \.shipCity) { $0.orderDate })
-            #expect(closeEnough(try ShopOrder.all.group(by: \.$shipCity).average(\.$priority),
+            #expect(try TradeOrder.all.group(by: \.$shipCity).sum(\.$priority) == SwiftGroups.sum(orders, by: \.shipCity) { $0.priority })
+            #expect(try TradeOrder.all.group(by: \.$shipCity).min(\.$orderDate) == SwiftGroups.min(orders, by: \.shipCity) { $0.orderDate })
+            #expect(try TradeOrder.all.group(by: \.$shipCity).max(\.$orderDate) == SwiftGroups.max(orders, by: \.shipCity) { $0.orderDate })
+            #expect(closeEnough(try TradeOrder.all.group(by: \.$shipCity).average(\.$priority),
                                 SwiftGroups.average(orders, by: \.shipCity) { Double($0.priority) }))
-            #expect(try ShopOrder.all.group(by: \.$shipped).count() == SwiftGroups.count(orders, by: \.shipped))
-            #expect(try ShopOrder.all.group(by: \.$priority).max(\.$shipCity) == SwiftGroups.max(orders, by: \.priority, \.shipCity))
-            #expect(try ShopOrder.all.group(by: \.$priority).min(\.$shipCity) == SwiftGroups.min(orders, by: \.priority, \.shipCity))
+            #expect(try TradeOrder.all.group(by: \.$shipped).count() == SwiftGroups.count(orders, by: \.shipped))
+            #expect(try TradeOrder.all.group(by: \.$priority).max(\.$shipCity) == SwiftGroups.max(orders, by: \.priority, \.shipCity))
+            #expect(try TradeOrder.all.group(by: \.$priority).min(\.$shipCity) == SwiftGroups.min(orders, by: \.priority, \.shipCity))
 
             // Optional Double.
-            #expect(closeEnough(try ShopOrder.all.group(by: \.$shipCountry).sum(\.$weight),
+            #expect(closeEnough(try TradeOrder.all.group(by: \.$shipCountry).sum(\.$weight),
                                 SwiftGroups.sum(orders, by: \.shipCountry, \.weight)))
-            #expect(try ShopOrder.all.group(by: \.$shipCountry).max(\.$weight) == SwiftGroups.max(orders, by: \.shipCountry, \.weight))
-            #expect(closeEnough(try ShopOrder.all.group(by: \.$shipCountry).average(\.$weight),
+            #expect(try TradeOrder.all.group(by: \.$shipCountry).max(\.$weight) == SwiftGroups.max(orders, by: \.shipCountry, \.weight))
+            #expect(closeEnough(try TradeOrder.all.group(by: \.$shipCountry).average(\.$weight),
                                 SwiftGroups.average(orders, by: \.shipCountry, \.weight)))
 
             // Composite-key lines: Decimal, Int and Double columns per order.
-            let lines = try ShopLine.findAll()
-            #expect(try ShopLine.all.group(by: \.$orderId).sum(\.$unitPrice) == SwiftGroups.sum(lines, by: \.orderId) { $0.unitPrice })
-            #expect(try ShopLine.all.group(by: \.$orderId).max(\.$unitPrice) == SwiftGroups.max(lines, by: \.orderId) { $0.unitPrice })
-            #expect(try ShopLine.all.group(by: \.$productId).sum(\.$quantity) == SwiftGroups.sum(lines, by: \.productId) { $0.quantity })
-            #expect(closeEnough(try ShopLine.all.group(by: \.$productId).average(\.$discount),
+            let lines = try TradeLine.findAll()
+            #expect(try TradeLine.all.group(by: \.$orderId).sum(\.$unitPrice) == SwiftGroups.sum(lines, by: \.orderId) { $0.unitPrice })
+            #expect(try TradeLine.all.group(by: \.$orderId).max(\.$unitPrice) == SwiftGroups.max(lines, by: \.orderId) { $0.unitPrice })
+            #expect(try TradeLine.all.group(by: \.$productId).sum(\.$quantity) == SwiftGroups.sum(lines, by: \.productId) { $0.quantity })
+            #expect(closeEnough(try TradeLine.all.group(by: \.$productId).average(\.$discount),
                                 SwiftGroups.average(lines, by: \.productId) { $0.discount }))
         }
     }
@@ -107,13 +107,13 @@ extension Decimal {
             let orders = shop.orders
 
             let shipped = orders.filter(\.shipped)
-            #expect(try ShopOrder.where(\.$shipped == true).group(by: \.$customerId).count() == SwiftGroups.count(shipped, by: \.customerId))
-            #expect(try ShopOrder.where(\.$shipped == true).group(by: \.$customerId).sum(\.$freight)
+            #expect(try TradeOrder.where(\.$shipped == true).group(by: \.$customerId).count() == SwiftGroups.count(shipped, by: \.customerId))
+            #expect(try TradeOrder.where(\.$shipped == true).group(by: \.$customerId).sum(\.$freight)
                 == SwiftGroups.sum(shipped, by: \.customerId, \.freight))
 
             // Limited: the aggregates cover only the first 50 orders by date.
             let first50 = Array(orders.sorted { $0.orderDate != $1.orderDate ? $0.orderDate < $1.orderDate : $0.id! < $1.id! }.prefix(50))
-            let limited = ShopOrder.all.order(by: \.$orderDate).order(by: \.$id).limit(50)
+            let limited = TradeOrder.all.order(by: \.$orderDate).order(by: \.$id).limit(50)
             #expect(try limited.group(by: \.$employeeId).count() == SwiftGroups.count(first50, by: \.employeeId))
             #expect(try limited.group(by: \.$employeeId).sum(\.$freight) == SwiftGroups.sum(first50, by: \.employeeId, \.freight))
             #expect(try limited.group(by: \.$employeeId).max(\.$freight) == SwiftGroups.max(first50, by: \.employeeId, \.freight))
@@ -123,31 +123,31 @@ extension Decimal {
 
             // Joined: orders of French customers, per employee.
             let french = orders.filter { shop.customer($0.customerId)?.country == "France" }
-            let frenchQuery = ShopOrder.all.joining(\.customer, where: \.$country == "France")
+            let frenchQuery = TradeOrder.all.joining(\.customer, where: \.$country == "France")
             #expect(try frenchQuery.group(by: \.$employeeId).sum(\.$freight) == SwiftGroups.sum(french, by: \.employeeId, \.freight))
             #expect(try frenchQuery.group(by: \.$employeeId).min(\.$freight) == SwiftGroups.min(french, by: \.employeeId, \.freight))
             #expect(try frenchQuery.limit(5).group(by: \.$shipCity).count()
                 == SwiftGroups.count(Array(french.sorted { $0.id! < $1.id! }.prefix(5)), by: \.shipCity))
             // Customers with a big order, per country.
             let big = shop.customers.filter { c in shop.orders(of: c).contains { ($0.freight ?? 0) > 500 } }
-            #expect(try ShopCustomer.all.joining(\.orders, where: \.$freight > 500).group(by: \.$country).count()
+            #expect(try TradeCustomer.all.joining(\.orders, where: \.$freight > 500).group(by: \.$country).count()
                 == SwiftGroups.count(big, by: \.country))
-            #expect(try ShopCustomer.all.joining(\.orders, where: \.$freight > 500).group(by: \.$country).sum(\.$creditLimit)
+            #expect(try TradeCustomer.all.joining(\.orders, where: \.$freight > 500).group(by: \.$country).sum(\.$creditLimit)
                 == SwiftGroups.sum(big, by: \.country) { $0.creditLimit })
 
             // A relation's query, grouped; the many-to-many library.
             let customer = try #require(shop.customers.first { shop.orders(of: $0).count > 3 })
             #expect(try customer.orders.query.group(by: \.$shipCity).count() == SwiftGroups.count(shop.orders(of: customer), by: \.shipCity))
-            let tracks = try MusicTrack.findAll()
-            #expect(try MusicTrack.all.group(by: \.$genre).sum(\.$price) == SwiftGroups.sum(tracks, by: \.genre) { $0.price })
-            #expect(try MusicTrack.all.group(by: \.$artistId).max(\.$seconds) == SwiftGroups.max(tracks, by: \.artistId) { $0.seconds })
-            let playlist3 = try #require(try MusicPlaylist.findFirst(where: ["name": "Playlist 3"]))
+            let tracks = try TuneTrack.findAll()
+            #expect(try TuneTrack.all.group(by: \.$genre).sum(\.$price) == SwiftGroups.sum(tracks, by: \.genre) { $0.price })
+            #expect(try TuneTrack.all.group(by: \.$artistId).max(\.$seconds) == SwiftGroups.max(tracks, by: \.artistId) { $0.seconds })
+            let playlist3 = try #require(try TunePlaylist.findFirst(where: ["name": "Playlist 3"]))
             let inThree = try playlist3.tracks.all()
-            #expect(try MusicTrack.all.joining(\.playlists, where: \.$name == "Playlist 3").group(by: \.$genre).count()
+            #expect(try TuneTrack.all.joining(\.playlists, where: \.$name == "Playlist 3").group(by: \.$genre).count()
                 == SwiftGroups.count(inThree, by: \.genre))
 
             // Nothing matches: empty dictionaries.
-            let none = ShopOrder.where(\.$priority > 100)
+            let none = TradeOrder.where(\.$priority > 100)
             #expect(try none.group(by: \.$customerId).count().isEmpty)
             #expect(try none.group(by: \.$customerId).sum(\.$freight).isEmpty)
             #expect(try none.group(by: \.$customerId).max(\.$freight).isEmpty)
@@ -161,29 +161,29 @@ extension Decimal {
             let values: [(Int?, String?)] = [(1, "0.1"), (1, "0.2"), (2, "1000.5"), (2, "20"), (2, "3"),
                                                (3, nil), (3, nil), (nil, "99999999999999999.99"), (nil, "0.01")]
             for (group, freight) in values {
-                let order = ShopOrder()
+                let order = TradeOrder()
                 order.priority = group ?? 0
                 order.freight = freight.flatMap { Decimal(string: $0) }
                 try order.save()
             }
-            let sums = try ShopOrder.all.group(by: \.$priority).sum(\.$freight)
+            let sums = try TradeOrder.all.group(by: \.$priority).sum(\.$freight)
             #expect(sums[1] == Decimal(string: "0.3"), "0.1 + 0.2 is exactly 0.3: \(sums)")
             #expect(sums[2] == Decimal(string: "1023.5"))
             #expect(sums[3] == 0, "an all-NULL group sums to 0")
             #expect(sums[0] == Decimal(string: "100000000000000000"))
-            let maxima = try ShopOrder.all.group(by: \.$priority).max(\.$freight)
+            let maxima = try TradeOrder.all.group(by: \.$priority).max(\.$freight)
             #expect(maxima[2] == Decimal(string: "1000.5"), "numbers, not text: \(maxima)")
             #expect(maxima[3] == nil && maxima.count == 3)
-            let minima = try ShopOrder.all.group(by: \.$priority).min(\.$freight)
+            let minima = try TradeOrder.all.group(by: \.$priority).min(\.$freight)
             #expect(minima[2] == 3 && minima[0] == Decimal(string: "0.01"))
-            let averages = try ShopOrder.all.group(by: \.$priority).average(\.$freight)
+            let averages = try TradeOrder.all.group(by: \.$priority).average(\.$freight)
             #expect(averages[3] == nil && abs(averages[2]! - 1023.5 / 3) < 1e-9)
             // The same over the whole table.
-            #expect(try ShopOrder.where(\.$priority == 1).sum(\.$freight) == Decimal(string: "0.3"))
-            #expect(try ShopOrder.all.max(\.$freight) == Decimal(string: "99999999999999999.99"))
-            #expect(try ShopOrder.where(\.$priority == 2).min(\.$freight) == 3)
-            #expect(try ShopOrder.where(\.$priority == 3).sum(\.$freight) == 0)
-            #expect(try ShopOrder.where(\.$priority == 3).max(\.$freight) == nil)
+            #expect(try TradeOrder.where(\.$priority == 1).sum(\.$freight) == Decimal(string: "0.3"))
+            #expect(try TradeOrder.all.max(\.$freight) == Decimal(string: "99999999999999999.99"))
+            #expect(try TradeOrder.where(\.$priority == 2).min(\.$freight) == 3)
+            #expect(try TradeOrder.where(\.$priority == 3).sum(\.$freight) == 0)
+            #expect(try TradeOrder.where(\.$priority == 3).max(\.$freight) == nil)
         }
     }
 
@@ -209,8 +209,8 @@ extension Decimal {
         defer { try? db.close() }
         try await ModelTestDB.$current.withValue(db) {
             try ShopSeed.shop(orders: 150)
-            let orders = try await ShopOrder.findAll()
-            let grouped = ShopOrder.all.group(by: \.$employeeId)
+            let orders = try await TradeOrder.findAll()
+            let grouped = TradeOrder.all.group(by: \.$employeeId)
             let count = try await grouped.count()
             #expect(count == SwiftGroups.count(orders, by: \.employeeId))
             let sum = try await grouped.sum(\.$freight)
@@ -229,8 +229,8 @@ extension Decimal {
             #expect(closeEnough(average, SwiftGroups.average(orders, by: \.employeeId, \.weight)))
             let averageInt = try await grouped.average(\.$priority)
             #expect(closeEnough(averageInt, SwiftGroups.average(orders, by: \.employeeId) { Double($0.priority) }))
-            let joined = try await ShopOrder.all.joining(\.customer, where: \.$country == "USA").group(by: \.$shipCity).count()
-            let customers = try await ShopCustomer.findAll()
+            let joined = try await TradeOrder.all.joining(\.customer, where: \.$country == "USA").group(by: \.$shipCity).count()
+            let customers = try await TradeCustomer.findAll()
             #expect(joined == SwiftGroups.count(orders.filter { o in customers.contains { $0.code == o.customerId && $0.country == "USA" } },
                                                 by: \.shipCity))
         }

@@ -32,10 +32,10 @@ final class InsertHooked: ModelTestRecord {
 /// `insertAll`: hooks per object, chunked multi-row INSERTs, all or nothing, the right ids.
 @Suite(.serialized) struct InsertAllTests {
     /// New orders, deterministic: customers C000…C029 must exist.
-    static func newOrders(_ count: Int, seed: UInt64 = 3) -> [ShopOrder] {
+    static func newOrders(_ count: Int, seed: UInt64 = 3) -> [TradeOrder] {
         var random = SeededGenerator(seed: seed)
         return (0..<count).map { index in
-            let order = ShopOrder()
+            let order = TradeOrder()
             order.customerId = index % 9 == 4 ? nil : String(format: "C%03d", Int.random(in: 0..<30, using: &random))
             order.orderDate = Date(timeIntervalSince1970: 1_650_000_000 + Double(index) * 3_600.5)
             order.freight = index % 5 == 0 ? nil : Decimal(Int.random(in: 0...99_999, using: &random)) / 100
@@ -48,8 +48,8 @@ final class InsertHooked: ModelTestRecord {
     }
 
     /// Each object equals the row read back under its id.
-    static func expectReadBack(_ objects: [ShopOrder], sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let rows = Dictionary(uniqueKeysWithValues: try ShopOrder.findAll().map { ($0.id!, "\($0)") })
+    static func expectReadBack(_ objects: [TradeOrder], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let rows = Dictionary(uniqueKeysWithValues: try TradeOrder.findAll().map { ($0.id!, "\($0)") })
         for object in objects {
             let id = try #require(object.id, sourceLocation: sourceLocation)
             #expect(rows[id] == "\(object)", "object with id \(id)", sourceLocation: sourceLocation)
@@ -61,27 +61,27 @@ final class InsertHooked: ModelTestRecord {
         let recorder = SQLRecorder()
         try withModelDB(recorder: recorder) { _ in
             try ShopSeed.shop(orders: 25)
-            let existing = try ShopOrder.countAll()
+            let existing = try TradeOrder.countAll()
             let orders = Self.newOrders(1_000)
             recorder.reset()
-            try ShopOrder.insertAll(orders)
+            try TradeOrder.insertAll(orders)
             let inserts = recorder.statements.filter { $0.hasPrefix("INSERT") }
             #expect(inserts.count == 5, "1000 rows, 200 per statement: \(inserts.count)")
             #expect(recorder.statements.filter { $0.hasPrefix("BEGIN") }.count == 1)
-            #expect(try ShopOrder.countAll() == existing + 1_000)
+            #expect(try TradeOrder.countAll() == existing + 1_000)
             try Self.expectReadBack(orders)
             #expect(allDistinct(orders.map { $0.id! }))
             // The objects now hold rows: saving updates, deleting deletes.
             orders[0].priority = 77
             try orders[0].save()
-            #expect(try ShopOrder.find(id: orders[0].id!)?.priority == 77)
+            #expect(try TradeOrder.find(id: orders[0].id!)?.priority == 77)
             #expect(try orders[1].delete())
-            #expect(expectActiveObjectError { try ShopOrder.insertAll([orders[2]]) }?.isInvalidArgument == true)
-            let fresh = ShopOrder()
-            #expect(expectActiveObjectError { try ShopOrder.insertAll([fresh, fresh]) }?.isInvalidArgument == true)
+            #expect(expectActiveObjectError { try TradeOrder.insertAll([orders[2]]) }?.isInvalidArgument == true)
+            let fresh = TradeOrder()
+            #expect(expectActiveObjectError { try TradeOrder.insertAll([fresh, fresh]) }?.isInvalidArgument == true)
             #expect(fresh.id == nil)
             recorder.reset()
-            try ShopOrder.insertAll([])
+            try TradeOrder.insertAll([])
             #expect(recorder.nonPragma.isEmpty)
         }
     }
@@ -94,14 +94,14 @@ final class InsertHooked: ModelTestRecord {
             _ = db.writer.setLimit(SQLITE_LIMIT_VARIABLE_NUMBER, 40)
             let orders = Self.newOrders(250, seed: 8)
             recorder.reset()
-            try ShopOrder.insertAll(orders)
+            try TradeOrder.insertAll(orders)
             let inserts = recorder.statements.filter { $0.hasPrefix("INSERT") }
             #expect(inserts.count == 63, "250 rows in chunks of 4: \(inserts.count)")
             try Self.expectReadBack(orders)
             // Lines (composite key, 5 columns: 8 per statement).
             let lines = orders.prefix(20).flatMap { order in
-                (1...3).map { product -> ShopLine in
-                    let line = ShopLine()
+                (1...3).map { product -> TradeLine in
+                    let line = TradeLine()
                     line.orderId = order.id!
                     line.productId = Int64(product)
                     line.unitPrice = Decimal(product) + Decimal(string: "0.99")!
@@ -110,9 +110,9 @@ final class InsertHooked: ModelTestRecord {
                 }
             }
             recorder.reset()
-            try ShopLine.insertAll(lines)
+            try TradeLine.insertAll(lines)
             #expect(recorder.statements.filter { $0.hasPrefix("INSERT") }.count == 8)
-            let stored = try ShopLine.where(\.$orderId, .in(orders.prefix(20).map { $0.id! })).all()
+            let stored = try TradeLine.where(\.$orderId, .in(orders.prefix(20).map { $0.id! })).all()
             #expect(Set(stored.map { "\($0)" }) == Set(lines.map { "\($0)" }))
             #expect(lines.allSatisfy { $0.id != nil && !$0.hasChanges }, "a composite-key rowid table gives rowids")
         }
@@ -122,34 +122,34 @@ final class InsertHooked: ModelTestRecord {
         let recorder = SQLRecorder()
         try withModelDB(recorder: recorder) { db in
             try ShopSeed.shop(orders: 30)
-            let before = try ShopOrder.findAll().map { "\($0)" }
+            let before = try TradeOrder.findAll().map { "\($0)" }
             _ = db.writer.setLimit(SQLITE_LIMIT_VARIABLE_NUMBER, 40)
             let orders = Self.newOrders(100, seed: 11)
             orders[57].customerId = "NO SUCH CUSTOMER"   // chunk 15 of 25: a foreign-key failure
             let changes = orders.map(\.changedColumns)
             recorder.reset()
-            expectDatabaseError(.constraint) { try ShopOrder.insertAll(orders) }
+            expectDatabaseError(.constraint) { try TradeOrder.insertAll(orders) }
             #expect(recorder.statements.filter { $0.hasPrefix("INSERT") }.count == 15, "stopped at the failing chunk")
-            #expect(try ShopOrder.findAll().map { "\($0)" } == before, "the table is unchanged")
+            #expect(try TradeOrder.findAll().map { "\($0)" } == before, "the table is unchanged")
             #expect(orders.allSatisfy { $0.id == nil })
             #expect(orders.map(\.changedColumns) == changes)
             // Fixed, the same objects go in.
             orders[57].customerId = "C001"
-            try ShopOrder.insertAll(orders)
+            try TradeOrder.insertAll(orders)
             try Self.expectReadBack(orders)
 
             // A unique constraint, duplicate keys of a composite-key table.
-            let lines = (0..<30).map { index -> ShopLine in
-                let line = ShopLine()
+            let lines = (0..<30).map { index -> TradeLine in
+                let line = TradeLine()
                 line.orderId = orders[index % 10].id!
                 line.productId = Int64(100 + index)
                 return line
             }
             lines[21].productId = lines[3].productId
             lines[21].orderId = lines[3].orderId
-            let lineCount = try ShopLine.countAll()
-            expectDatabaseError(.constraint) { try ShopLine.insertAll(lines) }
-            #expect(try ShopLine.countAll() == lineCount)
+            let lineCount = try TradeLine.countAll()
+            expectDatabaseError(.constraint) { try TradeLine.insertAll(lines) }
+            #expect(try TradeLine.countAll() == lineCount)
             #expect(lines.allSatisfy { $0.id == nil && $0.hasChanges })
         }
     }
@@ -230,7 +230,7 @@ final class InsertHooked: ModelTestRecord {
             let byHand = Self.newOrders(6, seed: 5)
             byHand[1].id = 5_000
             byHand[4].id = 700
-            try ShopOrder.insertAll(byHand)
+            try TradeOrder.insertAll(byHand)
             #expect(byHand[1].id == 5_000 && byHand[4].id == 700)
             try Self.expectReadBack(byHand)
             #expect(Set(byHand.map { $0.id! }) == [5_000, 700, 5_001, 5_002, 5_003, 5_004])
@@ -238,9 +238,9 @@ final class InsertHooked: ModelTestRecord {
             // A hand-set id that collides: all or nothing, hand ids kept, others nil.
             let clash = Self.newOrders(5, seed: 6)
             clash[3].id = 700
-            let count = try ShopOrder.countAll()
-            expectDatabaseError(.constraint) { try ShopOrder.insertAll(clash) }
-            #expect(try ShopOrder.countAll() == count)
+            let count = try TradeOrder.countAll()
+            expectDatabaseError(.constraint) { try TradeOrder.insertAll(clash) }
+            #expect(try TradeOrder.countAll() == count)
             #expect(clash.map(\.id) == [nil, nil, nil, 700, nil])
         }
     }
@@ -249,37 +249,37 @@ final class InsertHooked: ModelTestRecord {
         try withModelDB { db in
             try ShopSeed.shop(orders: 0)
             try ShopSeed.music()
-            let customers = (0..<50).map { index -> ShopCustomer in
-                let customer = ShopCustomer()
+            let customers = (0..<50).map { index -> TradeCustomer in
+                let customer = TradeCustomer()
                 customer.code = "N\(index)"
                 customer.companyName = "New \(index)"
                 customer.country = index % 2 == 0 ? "Peru" : nil
                 return customer
             }
-            try ShopCustomer.insertAll(customers)
+            try TradeCustomer.insertAll(customers)
             for customer in customers {
                 let rowid: Int64? = try db.scalar("SELECT rowid FROM Customers WHERE CustomerID = ?", [customer.code])
                 #expect(customer.id == rowid && customer.id != nil)
-                #expect(try ShopCustomer.find(key: customer.code).map { "\($0)" } == "\(customer)")
+                #expect(try TradeCustomer.find(key: customer.code).map { "\($0)" } == "\(customer)")
             }
             // WITHOUT ROWID: no ids; the objects hold their rows (save updates, by key).
-            let playlist = try #require(try MusicPlaylist.findFirst(where: ["name": "Playlist 9"]))
-            let tracks = try MusicTrack.all.order(by: \.$id).limit(40).all()
-            let entries = tracks.enumerated().map { position, track -> MusicPlaylistTrack in
-                let entry = MusicPlaylistTrack()
+            let playlist = try #require(try TunePlaylist.findFirst(where: ["name": "Playlist 9"]))
+            let tracks = try TuneTrack.all.order(by: \.$id).limit(40).all()
+            let entries = tracks.enumerated().map { position, track -> TunePlaylistTrack in
+                let entry = TunePlaylistTrack()
                 entry.playlistId = playlist.id!
                 entry.trackId = track.id!
                 entry.position = position
                 return entry
             }
-            try MusicPlaylistTrack.insertAll(entries)
+            try TunePlaylistTrack.insertAll(entries)
             #expect(entries.allSatisfy { $0.id == nil && !$0.hasChanges })
             #expect(sortedIDs(try playlist.tracks.all()) == sortedIDs(tracks))
             entries[3].position = 333
             try entries[3].save()
-            #expect(try MusicPlaylistTrack.count(where: ["playlistId": playlist.id!]) == 40)
+            #expect(try TunePlaylistTrack.count(where: ["playlistId": playlist.id!]) == 40)
             // Not find(key:): first() orders a WITHOUT ROWID table by "rowid" (reported to the lead).
-            #expect(try MusicPlaylistTrack.where(["playlistId": playlist.id!, "trackId": tracks[3].id!]).all().map(\.position) == [333])
+            #expect(try TunePlaylistTrack.where(["playlistId": playlist.id!, "trackId": tracks[3].id!]).all().map(\.position) == [333])
 
             // A table created AUTOINCREMENT by another tool: rowids follow its high-water mark.
             try db.execute("CREATE TABLE insert_hooked (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL DEFAULT '', normalized TEXT NOT NULL DEFAULT '', code TEXT UNIQUE, \"when\" TEXT, amount TEXT, tags TEXT NOT NULL DEFAULT '[]')")
@@ -301,19 +301,19 @@ final class InsertHooked: ModelTestRecord {
             try ShopSeed.shop(orders: 5)
             let orders = Self.newOrders(30, seed: 2)
             try? db.transaction {
-                try ShopOrder.insertAll(orders)
+                try TradeOrder.insertAll(orders)
                 #expect(orders.allSatisfy { $0.id != nil })
-                #expect(try ShopOrder.countAll() == 35)
+                #expect(try TradeOrder.countAll() == 35)
                 throw TestFailure()
             }
-            #expect(try ShopOrder.countAll() == 5)
+            #expect(try TradeOrder.countAll() == 5)
             #expect(orders.allSatisfy { $0.id == nil }, "the objects are new again")
-            try ShopOrder.insertAll(orders)
+            try TradeOrder.insertAll(orders)
             try Self.expectReadBack(orders)
 
             // Committed with the outer transaction: the ids stay.
             let more = Self.newOrders(10, seed: 4)
-            try db.transaction { try ShopOrder.insertAll(more) }
+            try db.transaction { try TradeOrder.insertAll(more) }
             try Self.expectReadBack(more)
         }
     }
@@ -348,10 +348,10 @@ final class InsertHooked: ModelTestRecord {
                 BEGIN INSERT INTO Orders (OrderDate, Priority, Shipped) VALUES (NEW.OrderDate, 0, 0); END
                 """)
             let orders = Self.newOrders(10, seed: 1)
-            let count = try ShopOrder.countAll()
-            let error = expectActiveObjectError { try ShopOrder.insertAll(orders) }
+            let count = try TradeOrder.countAll()
+            let error = expectActiveObjectError { try TradeOrder.insertAll(orders) }
             #expect(error?.isInvalidArgument == true)
-            #expect(try ShopOrder.countAll() == count && orders.allSatisfy { $0.id == nil })
+            #expect(try TradeOrder.countAll() == count && orders.allSatisfy { $0.id == nil })
         }
     }
 
@@ -363,14 +363,14 @@ final class InsertHooked: ModelTestRecord {
             try ShopSeed.shop(orders: 12)
             try InsertHooked.createTable()
             let orders = Self.newOrders(450, seed: 21)
-            try await ShopOrder.insertAll(orders)
+            try await TradeOrder.insertAll(orders)
             try Self.expectReadBack(orders)
 
             let failing = Self.newOrders(300, seed: 22)
             failing[250].customerId = "NOBODY"
-            let count = try await ShopOrder.countAll()
-            await #expect(throws: DatabaseError.self) { try await ShopOrder.insertAll(failing) }
-            let after = try await ShopOrder.countAll()
+            let count = try await TradeOrder.countAll()
+            await #expect(throws: DatabaseError.self) { try await TradeOrder.insertAll(failing) }
+            let after = try await TradeOrder.countAll()
             #expect(after == count && failing.allSatisfy { $0.id == nil && $0.hasChanges })
 
             InsertHooked.journal.withLock { $0 = [] }

@@ -23,7 +23,7 @@ final class UpdateAllItem: ModelTestRecord {
 /// `updateAll`: one UPDATE, keys checked, values converted, rows changed counted.
 @Suite(.serialized) struct UpdateAllTests {
     /// Every column of every order, for comparing snapshots.
-    static func rows(_ orders: [ShopOrder]) -> [Int64: String] {
+    static func rows(_ orders: [TradeOrder]) -> [Int64: String] {
         Dictionary(uniqueKeysWithValues: orders.map { ($0.id!, "\($0)") })
     }
 
@@ -35,12 +35,12 @@ final class UpdateAllItem: ModelTestRecord {
             let unshipped = Set(before.orders.filter { !$0.shipped }.map { $0.id! })
 
             let (changed, sql) = try recorder.recording {
-                try ShopOrder.where(\.$shipped == false).updateAll(["priority": 9, "ShipCity": nil, "freight": Decimal(string: "12.50")])
+                try TradeOrder.where(\.$shipped == false).updateAll(["priority": 9, "ShipCity": nil, "freight": Decimal(string: "12.50")])
             }
             #expect(changed == unshipped.count)
             let writes = sql.filter { !$0.uppercased().hasPrefix("PRAGMA") }
             #expect(writes.count == 1 && writes[0].hasPrefix("UPDATE"), "one UPDATE: \(writes)")
-            let after = try ShopOrder.findAll()
+            let after = try TradeOrder.findAll()
             for order in after {
                 let old = try #require(before.orders.first { $0.id == order.id })
                 if unshipped.contains(order.id!) {
@@ -53,18 +53,18 @@ final class UpdateAllItem: ModelTestRecord {
 
             // Through a relation, with order and limit (keys as a subquery), composite and WITHOUT ROWID keys.
             let french = Set(before.orders.filter { before.customer($0.customerId)?.country == "France" }.map { $0.id! })
-            #expect(try ShopOrder.all.joining(\.customer, where: \.$country == "France").updateAll(["Shipped": true]) == french.count)
-            #expect(Set(try ShopOrder.where(\.$shipped == true).pluck(\.$id).compactMap { $0 }).isSuperset(of: french))
+            #expect(try TradeOrder.all.joining(\.customer, where: \.$country == "France").updateAll(["Shipped": true]) == french.count)
+            #expect(Set(try TradeOrder.where(\.$shipped == true).pluck(\.$id).compactMap { $0 }).isSuperset(of: french))
             let earliest = before.orders.sorted { $0.orderDate != $1.orderDate ? $0.orderDate < $1.orderDate : $0.id! < $1.id! }.prefix(10)
-            #expect(try ShopOrder.all.order(by: \.$orderDate).order(by: \.$id).limit(10).updateAll(["priority": 42]) == 10)
-            #expect(Set(try ShopOrder.where(\.$priority == 42).pluck(\.$id).compactMap { $0 }) == Set(earliest.map { $0.id! }))
+            #expect(try TradeOrder.all.order(by: \.$orderDate).order(by: \.$id).limit(10).updateAll(["priority": 42]) == 10)
+            #expect(Set(try TradeOrder.where(\.$priority == 42).pluck(\.$id).compactMap { $0 }) == Set(earliest.map { $0.id! }))
             let topLines = before.lines.sorted { ($0.quantity, $0.orderId, $0.productId) > ($1.quantity, $1.orderId, $1.productId) }.prefix(5)
-            #expect(try ShopLine.all.order(by: \.$quantity, .descending).order(by: \.$orderId, .descending)
+            #expect(try TradeLine.all.order(by: \.$quantity, .descending).order(by: \.$orderId, .descending)
                 .order(by: \.$productId, .descending).limit(5).updateAll(["Discount": 0.5]) == 5)
-            let discounted = try ShopLine.where(\.$discount == 0.5).all()
+            let discounted = try TradeLine.where(\.$discount == 0.5).all()
             #expect(Set(discounted.map { "\($0.orderId)/\($0.productId)" }) == Set(topLines.map { "\($0.orderId)/\($0.productId)" }))
             // No row matches: nothing changes.
-            #expect(try ShopOrder.where(\.$priority > 1000).updateAll(["priority": 1]) == 0)
+            #expect(try TradeOrder.where(\.$priority > 1000).updateAll(["priority": 1]) == 0)
         }
     }
 
@@ -75,16 +75,16 @@ final class UpdateAllItem: ModelTestRecord {
             let jazzTracks = Set(music.tracks.filter { t in
                 music.playlists.contains { p in p.name == "Playlist 1" && music.tracks(of: p).contains { $0.id == t.id } }
             }.map { $0.id! })
-            #expect(try MusicTrack.all.joining(\.playlists, where: \.$name == "Playlist 1").updateAll(["genre": "Jazz"]) == jazzTracks.count)
-            let tracks = try MusicTrack.findAll()
+            #expect(try TuneTrack.all.joining(\.playlists, where: \.$name == "Playlist 1").updateAll(["genre": "Jazz"]) == jazzTracks.count)
+            let tracks = try TuneTrack.findAll()
             for track in tracks {
                 let old = try #require(music.tracks.first { $0.id == track.id })
                 #expect(track.genre == (jazzTracks.contains(track.id!) ? "Jazz" : old.genre))
             }
             let firstEntries = music.entries.sorted { ($0.position, $0.playlistId, $0.trackId) < ($1.position, $1.playlistId, $1.trackId) }.prefix(4)
-            #expect(try MusicPlaylistTrack.all.order(by: \.$position).order(by: \.$playlistId).order(by: \.$trackId).limit(4)
+            #expect(try TunePlaylistTrack.all.order(by: \.$position).order(by: \.$playlistId).order(by: \.$trackId).limit(4)
                 .updateAll(["position": 999]) == 4)
-            let moved = try MusicPlaylistTrack.where(\.$position == 999).all()
+            let moved = try TunePlaylistTrack.where(\.$position == 999).all()
             #expect(Set(moved.map { "\($0.playlistId)/\($0.trackId)" }) == Set(firstEntries.map { "\($0.playlistId)/\($0.trackId)" }))
         }
     }
@@ -93,21 +93,21 @@ final class UpdateAllItem: ModelTestRecord {
         let recorder = SQLRecorder()
         try withModelDB(recorder: recorder) { _ in
             try ShopSeed.shop(orders: 30)
-            let before = try ShopOrder.findAll()
+            let before = try TradeOrder.findAll()
             for bad: [String: Any?] in [["nope": 1], ["priority": 1, "Priority; DROP TABLE Orders": 2], ["ship_city": "x"]] {
                 recorder.reset()
-                let error = expectActiveObjectError { _ = try ShopOrder.all.updateAll(bad) }
+                let error = expectActiveObjectError { _ = try TradeOrder.all.updateAll(bad) }
                 #expect(error?.isUnknownColumn == true, "\(bad): \(String(describing: error))")
                 #expect(recorder.nonPragma.isEmpty, "no SQL for \(bad): \(recorder.nonPragma)")
             }
             recorder.reset()
-            #expect(expectActiveObjectError { _ = try ShopOrder.all.updateAll([:]) }?.isInvalidArgument == true)
-            #expect(expectActiveObjectError { _ = try ShopOrder.all.updateAll(["OrderID": 5]) }?.isInvalidArgument == true)
-            #expect(expectActiveObjectError { _ = try ShopOrder.all.updateAll(["id": 5]) }?.isInvalidArgument == true)
+            #expect(expectActiveObjectError { _ = try TradeOrder.all.updateAll([:]) }?.isInvalidArgument == true)
+            #expect(expectActiveObjectError { _ = try TradeOrder.all.updateAll(["OrderID": 5]) }?.isInvalidArgument == true)
+            #expect(expectActiveObjectError { _ = try TradeOrder.all.updateAll(["id": 5]) }?.isInvalidArgument == true)
             // A property name and its column name: one column set twice (SQLite would keep the last silently).
-            #expect(expectActiveObjectError { _ = try ShopOrder.all.updateAll(["shipCity": "X", "ShipCity": "Y"]) }?.isInvalidArgument == true)
+            #expect(expectActiveObjectError { _ = try TradeOrder.all.updateAll(["shipCity": "X", "ShipCity": "Y"]) }?.isInvalidArgument == true)
             #expect(recorder.nonPragma.isEmpty)
-            #expect(Self.rows(try ShopOrder.findAll()) == Self.rows(before))
+            #expect(Self.rows(try TradeOrder.findAll()) == Self.rows(before))
         }
     }
 
@@ -175,25 +175,25 @@ final class UpdateAllItem: ModelTestRecord {
         try await ModelTestDB.$current.withValue(db) {
             try ShopSeed.shop(orders: 80)
             let orders = try ShopSnapshot()
-            let shippedProbe = LiveProbe(ShopOrder.where(\.$shipped == true).values()) { $0.count }
-            let bigProbe = LiveProbe(ShopCustomer.all.joining(\.orders, where: \.$freight > 800).values()) { $0.map(\.code).sorted() }
+            let shippedProbe = LiveProbe(TradeOrder.where(\.$shipped == true).values()) { $0.count }
+            let bigProbe = LiveProbe(TradeCustomer.all.joining(\.orders, where: \.$freight > 800).values()) { $0.map(\.code).sorted() }
             defer { shippedProbe.cancel(); bigProbe.cancel() }
             #expect(await shippedProbe.waitFor(count: 1))
             #expect(await bigProbe.waitFor(count: 1))
             #expect(shippedProbe.elements.first == orders.orders.filter(\.shipped).count)
 
-            let changed = try await ShopOrder.where(\.$shipped == false).updateAll(["shipped": true])
+            let changed = try await TradeOrder.where(\.$shipped == false).updateAll(["shipped": true])
             #expect(changed == orders.orders.filter { !$0.shipped }.count)
             #expect(await eventually { shippedProbe.elements.last == orders.orders.count }, "the live query saw the UPDATE")
 
             // A live query joined to the updated table sees it too.
             let target = try #require(orders.customers.first { c in !orders.orders(of: c).isEmpty && !(bigProbe.elements.first ?? []).contains(c.code) })
-            let raised = try await ShopOrder.where(\.$customerId == target.code).updateAll(["freight": Decimal(900)])
+            let raised = try await TradeOrder.where(\.$customerId == target.code).updateAll(["freight": Decimal(900)])
             #expect(raised == orders.orders(of: target).count)
             #expect(await eventually { bigProbe.elements.last?.contains(target.code) == true }, "\(bigProbe.elements)")
 
             // Errors of the async form: unknown key, no SQL.
-            await #expect(throws: ActiveObjectError.self) { _ = try await ShopOrder.all.updateAll(["nope": 1]) }
+            await #expect(throws: ActiveObjectError.self) { _ = try await TradeOrder.all.updateAll(["nope": 1]) }
         }
     }
 }
