@@ -32,13 +32,13 @@ extension Database {
     /// try await db.execute("UPDATE person SET age = age + 1 WHERE id = ?", [42])
     /// ```
     /// - Throws: as ``execute(_:_:)``; a raw `BEGIN` is refused
-    ///   (``ActiveObjectError/misuse(_:)``): use ``transaction(_:)-(()->T)`` instead.
+    ///   (``ActiveObjectError/misuse(_:)``): use ``transaction(_:)-1zlox`` instead.
     public func execute(_ sql: String, _ arguments: [any ColumnValue] = []) async throws {
         try await perform(.writing) { try self.execute(sql, arguments) }
     }
 
     /// Async form of ``execute(_:arguments:)``.
-    /// - Throws: as ``execute(_:_:)``.
+    /// - Throws: as ``execute(_:_:)-3wa7e``.
     public func execute(_ sql: String, arguments: [any ColumnValue]) async throws {
         try await execute(sql, arguments)
     }
@@ -50,7 +50,7 @@ extension Database {
     }
 
     /// Async form of ``rows(_:arguments:)``.
-    /// - Throws: as ``rows(_:_:)``.
+    /// - Throws: as ``rows(_:_:)-5cba7``.
     public func rows(_ sql: String, arguments: [any ColumnValue]) async throws -> [Row] {
         try await rows(sql, arguments)
     }
@@ -62,7 +62,7 @@ extension Database {
     }
 
     /// Async form of ``scalar(_:arguments:)``.
-    /// - Throws: as ``scalar(_:_:)``.
+    /// - Throws: as ``scalar(_:_:)-6qpm5``.
     public func scalar<T: ColumnValue>(_ sql: String, arguments: [any ColumnValue]) async throws -> T? {
         try await scalar(sql, arguments)
     }

@@ -25,7 +25,7 @@ extension Database {
     /// it again after the failure writes it (hooks such as `didSave()` are not undone).
     ///
     /// - Throws: what `body` throws; ``DatabaseError`` when BEGIN or COMMIT fails (busy, a
-    ///   deferred constraint…); ``ActiveObjectError/misuse(_:)`` inside ``read(_:)``.
+    ///   deferred constraint…); ``ActiveObjectError/misuse(_:)`` inside ``read(_:)-54zpm``.
     @discardableResult
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try withWriter { connection in
@@ -83,7 +83,7 @@ extension Database {
     ///
     /// With reader connections, `body` runs on one reader inside a deferred transaction (a read
     /// transaction), beside the writer. Writes inside `body` are refused. Inside a
-    /// ``transaction(_:)`` of this thread, `body` reads on the writer and sees the
+    /// ``transaction(_:)-8sgwh`` of this thread, `body` reads on the writer and sees the
     /// transaction's own writes.
     ///
     /// - Throws: what `body` throws; ``ActiveObjectError/misuse(_:)`` for a write inside;

@@ -14,13 +14,13 @@ import Foundation
 /// WAL mode (the default) has one **writer** connection and up to
 /// ``Options/maximumReaderCount`` **reader** connections, opened when first needed:
 ///
-/// - Writes (``execute(_:_:)``, object saves and deletes, class-level deletes) and
-///   everything inside ``transaction(_:)`` run on the writer, one thread at a time.
-/// - Reads outside a transaction (``rows(_:_:)``, ``scalar(_:_:)``, finders, queries,
+/// - Writes (``execute(_:_:)-3wa7e``, object saves and deletes, class-level deletes) and
+///   everything inside ``transaction(_:)-8sgwh`` run on the writer, one thread at a time.
+/// - Reads outside a transaction (``rows(_:_:)-5cba7``, ``scalar(_:_:)-6qpm5``, finders, queries,
 ///   relations) run on readers, concurrently with each other and with the writer: a read
 ///   never waits for a write transaction, and it sees every transaction committed before it
 ///   started (so a thread always reads its own writes).
-/// - ``read(_:)`` runs several reads in one snapshot.
+/// - ``read(_:)-54zpm`` runs several reads in one snapshot.
 ///
 /// In-memory databases, `maximumReaderCount = 0` and the `.delete`/`.truncate` journal modes
 /// use the one writer connection for everything.
@@ -145,13 +145,13 @@ public final class Database: @unchecked Sendable {
     /// try db.execute("UPDATE person SET age = age + 1 WHERE id = ?", [42])
     /// ```
     /// A raw `BEGIN` keeps the writer for this thread until the thread's `COMMIT` or
-    /// `ROLLBACK` (other threads' writes wait); prefer ``transaction(_:)``.
+    /// `ROLLBACK` (other threads' writes wait); prefer ``transaction(_:)-8sgwh``.
     ///
     /// - Throws: ``DatabaseError`` from SQLite; ``ActiveObjectError/invalidSQL(sql:reason:)``
     ///   when `sql` holds more than one statement (none of it runs);
     ///   ``ActiveObjectError/invalidArgument(_:)`` for an argument that cannot be stored;
     ///   ``ActiveObjectError/misuse(_:)`` for `BEGIN`/`COMMIT`/`ROLLBACK` inside
-    ///   ``transaction(_:)`` or a write inside ``read(_:)``.
+    ///   ``transaction(_:)-8sgwh`` or a write inside ``read(_:)-54zpm``.
     public func execute(_ sql: String, _ arguments: [any ColumnValue] = []) throws {
         let values = try databaseValues(arguments)
         try withWriter { connection in
@@ -165,12 +165,12 @@ public final class Database: @unchecked Sendable {
         }
     }
 
-    /// ``execute(_:_:)`` with the arguments labelled.
+    /// ``execute(_:_:)-3wa7e`` with the arguments labelled.
     ///
     /// ```swift
     /// try db.execute("UPDATE person SET age = ? WHERE id = ?", arguments: [31, 1])
     /// ```
-    /// - Throws: as ``execute(_:_:)``.
+    /// - Throws: as ``execute(_:_:)-3wa7e``.
     public func execute(_ sql: String, arguments: [any ColumnValue]) throws {
         try execute(sql, arguments)
     }
@@ -182,7 +182,7 @@ public final class Database: @unchecked Sendable {
     /// let rows = try db.rows("SELECT name, age FROM person WHERE age > ?", [30])
     /// let name: String = try rows[0]["name"]
     /// ```
-    /// - Throws: as ``execute(_:_:)``.
+    /// - Throws: as ``execute(_:_:)-3wa7e``.
     public func rows(_ sql: String, _ arguments: [any ColumnValue] = []) throws -> [Row] {
         let values = try databaseValues(arguments)
         return try withRawStatement(sql) { connection, statement in
@@ -190,8 +190,8 @@ public final class Database: @unchecked Sendable {
         }
     }
 
-    /// ``rows(_:_:)`` with the arguments labelled.
-    /// - Throws: as ``execute(_:_:)``.
+    /// ``rows(_:_:)-5cba7`` with the arguments labelled.
+    /// - Throws: as ``execute(_:_:)-3wa7e``.
     public func rows(_ sql: String, arguments: [any ColumnValue]) throws -> [Row] {
         try rows(sql, arguments)
     }
@@ -203,7 +203,7 @@ public final class Database: @unchecked Sendable {
     /// let n: Int? = try db.scalar("SELECT count(*) FROM person")
     /// ```
     /// - Throws: ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)`` when
-    ///   the value does not fit `T`; otherwise as ``execute(_:_:)``.
+    ///   the value does not fit `T`; otherwise as ``execute(_:_:)-3wa7e``.
     public func scalar<T: ColumnValue>(_ sql: String, _ arguments: [any ColumnValue] = []) throws -> T? {
         let values = try databaseValues(arguments)
         let value = try withRawStatement(sql) { connection, statement in
@@ -220,8 +220,8 @@ public final class Database: @unchecked Sendable {
         return converted
     }
 
-    /// ``scalar(_:_:)`` with the arguments labelled.
-    /// - Throws: as ``scalar(_:_:)``.
+    /// ``scalar(_:_:)-6qpm5`` with the arguments labelled.
+    /// - Throws: as ``scalar(_:_:)-6qpm5``.
     public func scalar<T: ColumnValue>(_ sql: String, arguments: [any ColumnValue]) throws -> T? {
         try scalar(sql, arguments)
     }
@@ -231,7 +231,7 @@ public final class Database: @unchecked Sendable {
     /// (Async calls run on the library's own threads: use the result they return instead.)
     public var changes: Int { ThreadContext.current.changes(in: ObjectIdentifier(writer)) }
 
-    /// True while **the calling thread** is inside a ``transaction(_:)`` of this database (or
+    /// True while **the calling thread** is inside a ``transaction(_:)-8sgwh`` of this database (or
     /// a transaction it began with raw SQL). Never waits for another thread's transaction.
     public var isInTransaction: Bool {
         guard writerGate.isHeld(by: ThreadContext.current.token) else { return false }

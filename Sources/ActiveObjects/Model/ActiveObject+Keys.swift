@@ -73,7 +73,7 @@ extension ActiveRecord where Self: ActiveObject {
     /// let alfki: Customer? = try Customer.find(key: "ALFKI")
     /// ```
     /// - Throws: ``ActiveObjectError/invalidArgument(_:)`` when the model's key has several
-    ///   columns (use `find(key: [column: value])`); otherwise as ``find(id:)``.
+    ///   columns (use `find(key: [column: value])`); otherwise as ``ActiveRecord/find(id:)-6olih``.
     public static func find<Key: ColumnValue>(key: Key) throws -> Self? {
         let schema = try ModelSchema.of(self)
         guard schema.keySlots.count <= 1 else {
@@ -91,7 +91,7 @@ extension ActiveRecord where Self: ActiveObject {
     /// let line = try OrderDetail.find(key: ["OrderID": 10248, "ProductID": 11])
     /// ```
     /// - Throws: ``ActiveObjectError/invalidArgument(_:)`` when the names are not exactly the
-    ///   key's columns; otherwise as ``find(id:)``.
+    ///   key's columns; otherwise as ``ActiveRecord/find(id:)-6olih``.
     public static func find(key values: [String: Any?]) throws -> Self? {
         try keyQuery(values).all().first
     }

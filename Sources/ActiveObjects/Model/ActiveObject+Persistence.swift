@@ -123,20 +123,20 @@ extension ActiveObject {
     public func save() throws { try write(.save) }
 
     /// Inserts the object as a new row (with its `id` when set), even if it was saved before.
-    /// - Throws: as ``save()``; a duplicate `id` is SQLite's `constraint` error.
+    /// - Throws: as ``save()-7ee50``; a duplicate `id` is SQLite's `constraint` error.
     public func insert() throws { try write(.insert) }
 
     /// Updates the row with this object's `id`: the changed columns only (every column when
     /// the object does not hold that row, e.g. an `id` set by hand). Runs the hooks, and
     /// `didSave()` also when nothing changed.
     /// - Throws: ``ActiveObjectError/recordNotFound(table:id:)`` when the object has no `id`
-    ///   or its row no longer exists; otherwise as ``save()``.
+    ///   or its row no longer exists; otherwise as ``save()-7ee50``.
     public func update() throws { try write(.update) }
 
     /// Inserts the row, or updates it when it conflicts with an existing row on the primary
     /// key or a unique column: `INSERT … ON CONFLICT DO UPDATE` (never `REPLACE`, which
     /// would delete the old row and cascade). The object's `id` is set to the row's.
-    /// - Throws: as ``save()``.
+    /// - Throws: as ``save()-7ee50``.
     public func upsert() throws { try write(.upsert) }
 
     enum WriteRequest { case save, insert, update, upsert }

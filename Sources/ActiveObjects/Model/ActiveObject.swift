@@ -148,9 +148,9 @@ open class ActiveObject: CustomStringConvertible, Identifiable {
     open func willSave() throws {}
     /// Called after a successful INSERT or UPDATE.
     open func didSave() {}
-    /// Called before the DELETE of ``delete()``. Throwing cancels the delete.
+    /// Called before the DELETE of ``delete()-8iq3o``. Throwing cancels the delete.
     open func willDelete() throws {}
-    /// Called after a successful ``delete()``.
+    /// Called after a successful ``delete()-8iq3o``.
     open func didDelete() {}
     /// Called after a fetched or reloaded object's values were set from its row: compute
     /// derived state here (`fullName = "\(first) \(last)"`). Library writes into properties

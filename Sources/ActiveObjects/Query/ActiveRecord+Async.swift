@@ -16,13 +16,13 @@ extension ActiveRecord where Self: ActiveObject {
     }
 
     /// Async form of ``find(ids:)``.
-    /// - Throws: as ``find(id:)``.
+    /// - Throws: as ``ActiveRecord/find(id:)-6olih``.
     public static func find(ids: [Int64]) async throws -> sending [Self] {
         try await requireDatabase().perform(.reading) { try Self.find(ids: ids) }
     }
 
     /// Async form of ``findAll()``.
-    /// - Throws: as ``find(id:)``.
+    /// - Throws: as ``ActiveRecord/find(id:)-6olih``.
     public static func findAll() async throws -> sending [Self] {
         try await requireDatabase().perform(.reading) { try Self.findAll() }
     }
@@ -35,7 +35,7 @@ extension ActiveRecord where Self: ActiveObject {
     }
 
     /// Async form of ``findFirst(where:)``.
-    /// - Throws: as ``find(where:)``.
+    /// - Throws: as ``ActiveRecord/find(where:)-8xnob``.
     public static func findFirst(where criteria: [String: Any?]) async throws -> sending Self? {
         let query = Query<Self>().where(criteria)
         return try await requireDatabase().perform(.reading) { try query.first() }
@@ -48,7 +48,7 @@ extension ActiveRecord where Self: ActiveObject {
     }
 
     /// Async form of ``count(where:)``.
-    /// - Throws: as ``find(where:)``.
+    /// - Throws: as ``ActiveRecord/find(where:)-8xnob``.
     public static func count(where criteria: [String: Any?]) async throws -> Int {
         let query = Query<Self>().where(criteria)
         return try await requireDatabase().perform(.reading) { try query.count() }
@@ -77,7 +77,7 @@ extension ActiveRecord where Self: ActiveObject {
     }
 
     /// Async form of ``fetch(sql:arguments:)``.
-    /// - Throws: as ``fetch(sql:_:)``.
+    /// - Throws: as ``ActiveRecord/fetch(sql:_:)-1f1sg``.
     public static func fetch(sql: String, arguments: [any ColumnValue]) async throws -> sending [Self] {
         try await fetch(sql: sql, arguments)
     }

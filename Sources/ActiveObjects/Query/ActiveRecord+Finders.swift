@@ -38,7 +38,8 @@ extension ActiveRecord where Self: ActiveObject {
 
     // MARK: Finders
 
-    /// The object with this `id` (rowid), or nil. (Natural keys: ``find(key:)-(Key)``.)
+    /// The object with this `id` (rowid), or nil.
+    /// (Natural keys: ``ActiveRecord/find(key:)-6fbba``.)
     /// - Throws: ``ActiveObjectError/invalidArgument(_:)`` for a `WITHOUT ROWID` table,
     ///   ``ActiveObjectError/noDatabase(model:)``, ``ActiveObjectError/invalidModel(model:reason:)``,
     ///   ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)``, ``DatabaseError``.
@@ -64,7 +65,7 @@ extension ActiveRecord where Self: ActiveObject {
     /// ```swift
     /// let some: [Person] = try Person.find(ids: [3, 1, 2])
     /// ```
-    /// - Throws: as ``find(id:)``.
+    /// - Throws: as ``ActiveRecord/find(id:)-6olih``.
     public static func find(ids: [Int64]) throws -> [Self] {
         guard !ids.isEmpty else { return [] }
         let found = try Query<Self>().where([primaryKey: ids]).all()
@@ -81,16 +82,16 @@ extension ActiveRecord where Self: ActiveObject {
 
     /// Every object of the table, in primary-key order. For large tables prefer
     /// `Person.all.each { … }` or a cursor, which keep one row in memory at a time.
-    /// - Throws: as ``find(id:)``.
+    /// - Throws: as ``ActiveRecord/find(id:)-6olih``.
     public static func findAll() throws -> [Self] { try Query<Self>().orderedByKeyIfUnordered.all() }
 
     /// The objects matching a criteria dictionary: `Person.find(where: ["age": 30])`.
     /// - Throws: ``ActiveObjectError/unknownColumn(table:column:)`` for a key the model does
-    ///   not declare (no SQL runs); otherwise as ``find(id:)``.
+    ///   not declare (no SQL runs); otherwise as ``ActiveRecord/find(id:)-6olih``.
     public static func find(where criteria: [String: Any?]) throws -> [Self] { try Query<Self>().where(criteria).all() }
 
     /// The first object (lowest primary key) matching a criteria dictionary, or nil.
-    /// - Throws: as ``find(where:)``.
+    /// - Throws: as ``ActiveRecord/find(where:)-8xnob``.
     public static func findFirst(where criteria: [String: Any?]) throws -> Self? {
         try Query<Self>().where(criteria).first()
     }
@@ -100,11 +101,12 @@ extension ActiveRecord where Self: ActiveObject {
     public static func countAll() throws -> Int { try Query<Self>().count() }
 
     /// The number of rows matching a criteria dictionary.
-    /// - Throws: as ``find(where:)``.
+    /// - Throws: as ``ActiveRecord/find(where:)-8xnob``.
     public static func count(where criteria: [String: Any?]) throws -> Int { try Query<Self>().where(criteria).count() }
 
     /// Deletes the rows matching a criteria dictionary (hooks are not run) and returns how many.
-    /// - Throws: as ``find(where:)``; ``ActiveObjectError/misuse(_:)`` inside `db.read`.
+    /// - Throws: as ``ActiveRecord/find(where:)-8xnob``; ``ActiveObjectError/misuse(_:)``
+    ///   inside `db.read`.
     @discardableResult
     public static func delete(where criteria: [String: Any?]) throws -> Int { try Query<Self>().where(criteria).delete() }
 
@@ -151,9 +153,9 @@ extension ActiveRecord where Self: ActiveObject {
         }
     }
 
-    /// ``fetch(sql:_:)`` with the arguments labelled:
+    /// ``ActiveRecord/fetch(sql:_:)-1f1sg`` with the arguments labelled:
     /// `Person.fetch(sql: "SELECT * FROM person WHERE age > ?", arguments: [40])`.
-    /// - Throws: as ``fetch(sql:_:)``.
+    /// - Throws: as ``ActiveRecord/fetch(sql:_:)-1f1sg``.
     public static func fetch(sql: String, arguments: [any ColumnValue]) throws -> [Self] {
         try fetch(sql: sql, arguments)
     }

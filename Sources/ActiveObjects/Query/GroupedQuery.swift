@@ -49,49 +49,49 @@ public struct GroupedQuery<Model: ActiveObject, Key: ColumnValue & Hashable>: Se
     public func count() throws -> [Key: Int] { try run(nil, nil, as: Int.self) }
 
     /// The sum of a numeric column in each group.
-    /// - Throws: as ``count()``; `typeMismatch` when a sum does not fit `V`.
+    /// - Throws: as ``count()-6npkq``; `typeMismatch` when a sum does not fit `V`.
     public func sum<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V>>) throws -> [Key: V] {
         try run(.sum, column, as: V.self)
     }
 
     /// The sum of an optional numeric column in each group (NULLs ignored).
-    /// - Throws: as ``sum(_:)-(KeyPath<Model,ColumnReference<V>>)``.
+    /// - Throws: as ``sum(_:)``.
     public func sum<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V?>>) throws -> [Key: V] {
         try run(.sum, column, as: V.self)
     }
 
     /// The smallest value of a column in each group.
-    /// - Throws: as ``count()``.
+    /// - Throws: as ``count()-6npkq``.
     public func min<V: ColumnValue>(_ column: KeyPath<Model, ColumnReference<V>>) throws -> [Key: V] {
         try run(.min, column, as: V.self)
     }
 
     /// The smallest non-NULL value of an optional column in each group.
-    /// - Throws: as ``count()``.
+    /// - Throws: as ``count()-6npkq``.
     public func min<V: ColumnValue>(_ column: KeyPath<Model, ColumnReference<V?>>) throws -> [Key: V] {
         try run(.min, column, as: V.self)
     }
 
     /// The largest value of a column in each group.
-    /// - Throws: as ``count()``.
+    /// - Throws: as ``count()-6npkq``.
     public func max<V: ColumnValue>(_ column: KeyPath<Model, ColumnReference<V>>) throws -> [Key: V] {
         try run(.max, column, as: V.self)
     }
 
     /// The largest non-NULL value of an optional column in each group.
-    /// - Throws: as ``count()``.
+    /// - Throws: as ``count()-6npkq``.
     public func max<V: ColumnValue>(_ column: KeyPath<Model, ColumnReference<V?>>) throws -> [Key: V] {
         try run(.max, column, as: V.self)
     }
 
     /// The mean of a numeric column in each group.
-    /// - Throws: as ``count()``.
+    /// - Throws: as ``count()-6npkq``.
     public func average<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V>>) throws -> [Key: Double] {
         try run(.average, column, as: Double.self)
     }
 
     /// The mean of an optional numeric column in each group (NULLs ignored).
-    /// - Throws: as ``count()``.
+    /// - Throws: as ``count()-6npkq``.
     public func average<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V?>>) throws -> [Key: Double] {
         try run(.average, column, as: Double.self)
     }
@@ -110,56 +110,56 @@ public struct GroupedQuery<Model: ActiveObject, Key: ColumnValue & Hashable>: Se
     }
 
     /// Async form of ``sum(_:)-(KeyPath<Model,ColumnReference<V>>)``.
-    /// - Throws: as ``count()``.
+    /// - Throws: as ``count()-6npkq``.
     public func sum<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V>>) async throws -> [Key: V] {
         let path = SendableKeyPath(keyPath: column)
         return try await database().perform(.reading) { try self.run(.sum, path.keyPath, as: V.self) }
     }
 
     /// Async form of ``sum(_:)-(KeyPath<Model,ColumnReference<V?>>)``.
-    /// - Throws: as ``count()``.
+    /// - Throws: as ``count()-6npkq``.
     public func sum<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V?>>) async throws -> [Key: V] {
         let path = SendableKeyPath(keyPath: column)
         return try await database().perform(.reading) { try self.run(.sum, path.keyPath, as: V.self) }
     }
 
     /// Async form of ``min(_:)-(KeyPath<Model,ColumnReference<V>>)``.
-    /// - Throws: as ``count()``.
+    /// - Throws: as ``count()-6npkq``.
     public func min<V: ColumnValue>(_ column: KeyPath<Model, ColumnReference<V>>) async throws -> [Key: V] {
         let path = SendableKeyPath(keyPath: column)
         return try await database().perform(.reading) { try self.run(.min, path.keyPath, as: V.self) }
     }
 
     /// Async form of ``min(_:)-(KeyPath<Model,ColumnReference<V?>>)``.
-    /// - Throws: as ``count()``.
+    /// - Throws: as ``count()-6npkq``.
     public func min<V: ColumnValue>(_ column: KeyPath<Model, ColumnReference<V?>>) async throws -> [Key: V] {
         let path = SendableKeyPath(keyPath: column)
         return try await database().perform(.reading) { try self.run(.min, path.keyPath, as: V.self) }
     }
 
     /// Async form of ``max(_:)-(KeyPath<Model,ColumnReference<V>>)``.
-    /// - Throws: as ``count()``.
+    /// - Throws: as ``count()-6npkq``.
     public func max<V: ColumnValue>(_ column: KeyPath<Model, ColumnReference<V>>) async throws -> [Key: V] {
         let path = SendableKeyPath(keyPath: column)
         return try await database().perform(.reading) { try self.run(.max, path.keyPath, as: V.self) }
     }
 
     /// Async form of ``max(_:)-(KeyPath<Model,ColumnReference<V?>>)``.
-    /// - Throws: as ``count()``.
+    /// - Throws: as ``count()-6npkq``.
     public func max<V: ColumnValue>(_ column: KeyPath<Model, ColumnReference<V?>>) async throws -> [Key: V] {
         let path = SendableKeyPath(keyPath: column)
         return try await database().perform(.reading) { try self.run(.max, path.keyPath, as: V.self) }
     }
 
     /// Async form of ``average(_:)-(KeyPath<Model,ColumnReference<V>>)``.
-    /// - Throws: as ``count()``.
+    /// - Throws: as ``count()-6npkq``.
     public func average<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V>>) async throws -> [Key: Double] {
         let path = SendableKeyPath(keyPath: column)
         return try await database().perform(.reading) { try self.run(.average, path.keyPath, as: Double.self) }
     }
 
     /// Async form of ``average(_:)-(KeyPath<Model,ColumnReference<V?>>)``.
-    /// - Throws: as ``count()``.
+    /// - Throws: as ``count()-6npkq``.
     public func average<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V?>>) async throws -> [Key: Double] {
         let path = SendableKeyPath(keyPath: column)
         return try await database().perform(.reading) { try self.run(.average, path.keyPath, as: Double.self) }

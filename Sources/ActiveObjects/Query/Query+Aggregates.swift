@@ -109,39 +109,40 @@ extension Query {
 
     /// The sum of a numeric column over the matching rows (0 when none match). `Decimal`
     /// columns are summed exactly.
-    /// - Throws: as ``all()``; ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)``
-    ///   when the sum does not fit `V` (e.g. a REAL sum of an `Int` column holding REALs).
+    /// - Throws: as ``all()-2jzog``;
+    ///   ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)`` when the sum
+    ///   does not fit `V` (e.g. a REAL sum of an `Int` column holding REALs).
     public func sum<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V>>) throws -> V {
         try typed(aggregate(.sum, column), as: V.self) ?? .zero
     }
 
     /// The sum of an optional numeric column (NULLs ignored; 0 when none match).
-    /// - Throws: as ``sum(_:)-(KeyPath<Model,ColumnReference<V>>)``.
+    /// - Throws: as ``sum(_:)``.
     public func sum<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V?>>) throws -> V {
         try typed(aggregate(.sum, column), as: V.self) ?? .zero
     }
 
     /// The smallest value of a column, or nil when no row matches (`Decimal`s compared as numbers).
-    /// - Throws: as ``all()``.
+    /// - Throws: as ``all()-2jzog``.
     public func min<V: ColumnValue>(_ column: KeyPath<Model, ColumnReference<V>>) throws -> V? {
         try typed(aggregate(.min, column), as: V.self)
     }
 
     /// The largest value of a column, or nil when no row matches (`Decimal`s compared as numbers).
-    /// - Throws: as ``all()``.
+    /// - Throws: as ``all()-2jzog``.
     public func max<V: ColumnValue>(_ column: KeyPath<Model, ColumnReference<V>>) throws -> V? {
         try typed(aggregate(.max, column), as: V.self)
     }
 
     /// The mean of a numeric column, or nil when no row matches. Only numeric columns
     /// (`Int`, `Double`, `Decimal`, …) compile: SQLite would average text as 0.
-    /// - Throws: as ``all()``.
+    /// - Throws: as ``all()-2jzog``.
     public func average<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V>>) throws -> Double? {
         try typed(aggregate(.average, column), as: Double.self)
     }
 
     /// The mean of an optional numeric column (NULLs ignored), or nil when no row has a value.
-    /// - Throws: as ``all()``.
+    /// - Throws: as ``all()-2jzog``.
     public func average<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V?>>) throws -> Double? {
         try typed(aggregate(.average, column), as: Double.self)
     }

@@ -22,19 +22,19 @@ extension Query {
     }
 
     /// Async form of ``first()``.
-    /// - Throws: as ``all()``.
+    /// - Throws: as ``all()-2jzog``.
     public func first() async throws -> sending Model? {
         try await database().perform(.reading) { try self.first() }
     }
 
     /// Async form of ``count()``.
-    /// - Throws: as ``all()``.
+    /// - Throws: as ``all()-2jzog``.
     public func count() async throws -> Int {
         try await database().perform(.reading) { try self.count() }
     }
 
     /// Async form of ``exists()``.
-    /// - Throws: as ``all()``.
+    /// - Throws: as ``all()-2jzog``.
     public func exists() async throws -> Bool {
         try await database().perform(.reading) { try self.exists() }
     }
@@ -54,7 +54,7 @@ extension Query {
     }
 
     /// Async form of ``pluck(_:)``.
-    /// - Throws: as ``all()``.
+    /// - Throws: as ``all()-2jzog``.
     public func pluck<V: ColumnValue>(_ column: KeyPath<Model, ColumnReference<V>>) async throws -> [V] {
         let path = SendableKeyPath(keyPath: column)
         return try await database().perform(.reading) {
@@ -63,7 +63,7 @@ extension Query {
     }
 
     /// Async form of ``sum(_:)-(KeyPath<Model,ColumnReference<V>>)``.
-    /// - Throws: as ``all()``.
+    /// - Throws: as ``all()-2jzog``.
     public func sum<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V>>) async throws -> V {
         let path = SendableKeyPath(keyPath: column)
         return try await database().perform(.reading) {
@@ -72,7 +72,7 @@ extension Query {
     }
 
     /// Async form of ``sum(_:)-(KeyPath<Model,ColumnReference<V?>>)``.
-    /// - Throws: as ``all()``.
+    /// - Throws: as ``all()-2jzog``.
     public func sum<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V?>>) async throws -> V {
         let path = SendableKeyPath(keyPath: column)
         return try await database().perform(.reading) {
@@ -81,7 +81,7 @@ extension Query {
     }
 
     /// Async form of ``min(_:)``.
-    /// - Throws: as ``all()``.
+    /// - Throws: as ``all()-2jzog``.
     public func min<V: ColumnValue>(_ column: KeyPath<Model, ColumnReference<V>>) async throws -> V? {
         let path = SendableKeyPath(keyPath: column)
         return try await database().perform(.reading) {
@@ -90,7 +90,7 @@ extension Query {
     }
 
     /// Async form of ``max(_:)``.
-    /// - Throws: as ``all()``.
+    /// - Throws: as ``all()-2jzog``.
     public func max<V: ColumnValue>(_ column: KeyPath<Model, ColumnReference<V>>) async throws -> V? {
         let path = SendableKeyPath(keyPath: column)
         return try await database().perform(.reading) {
@@ -99,7 +99,7 @@ extension Query {
     }
 
     /// Async form of ``average(_:)-(KeyPath<Model,ColumnReference<V>>)``.
-    /// - Throws: as ``all()``.
+    /// - Throws: as ``all()-2jzog``.
     public func average<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V>>) async throws -> Double? {
         let path = SendableKeyPath(keyPath: column)
         return try await database().perform(.reading) {
@@ -108,7 +108,7 @@ extension Query {
     }
 
     /// Async form of ``average(_:)-(KeyPath<Model,ColumnReference<V?>>)``.
-    /// - Throws: as ``all()``.
+    /// - Throws: as ``all()-2jzog``.
     public func average<V: ColumnValue & Numeric>(_ column: KeyPath<Model, ColumnReference<V?>>) async throws -> Double? {
         let path = SendableKeyPath(keyPath: column)
         return try await database().perform(.reading) {

@@ -27,13 +27,13 @@ extension Query {
 
     /// The first matching object, or nil. Without an `order(by:)`, the one with the smallest
     /// primary key (like `findFirst(where:)`).
-    /// - Throws: as ``all()``.
+    /// - Throws: as ``all()-2jzog``.
     public func first() throws -> Model? {
         try orderedByKeyIfUnordered.limit(1).all().first
     }
 
     /// The number of matching rows (respecting `limit` and `offset`).
-    /// - Throws: as ``all()``.
+    /// - Throws: as ``all()-2jzog``.
     public func count() throws -> Int {
         let compiled = try compile()
         let table = compiled.schema.quotedTable
@@ -50,7 +50,7 @@ extension Query {
 
     /// The number of non-NULL values of a column among the matching rows — of distinct values
     /// after ``distinct()``: `Order.all.distinct().count(\.$shipCity)`.
-    /// - Throws: as ``all()``.
+    /// - Throws: as ``all()-2jzog``.
     public func count<V>(_ column: KeyPath<Model, ColumnReference<V>>) throws -> Int {
         let compiled = try compile()
         let schema = compiled.schema
@@ -67,7 +67,7 @@ extension Query {
     }
 
     /// Async form of ``count(_:)``: runs on a reader thread.
-    /// - Throws: as ``all()``.
+    /// - Throws: as ``all()-2jzog``.
     public func count<V>(_ column: KeyPath<Model, ColumnReference<V>>) async throws -> Int {
         guard let database = Model.resolvedDatabase else {
             throw ActiveObjectError.noDatabase(model: String(describing: Model.self))
@@ -79,7 +79,7 @@ extension Query {
     }
 
     /// Whether any row matches.
-    /// - Throws: as ``all()``.
+    /// - Throws: as ``all()-2jzog``.
     public func exists() throws -> Bool {
         let compiled = try compile()
         let sql = "SELECT EXISTS (SELECT 1 FROM \(compiled.schema.quotedTable)\(compiled.tail))"
@@ -90,7 +90,7 @@ extension Query {
 
     /// Deletes the matching rows (without running `willDelete`/`didDelete`) and returns how
     /// many were deleted. Runs on the writer.
-    /// - Throws: as ``all()``; ``ActiveObjectError/misuse(_:)`` inside `db.read`.
+    /// - Throws: as ``all()-2jzog``; ``ActiveObjectError/misuse(_:)`` inside `db.read`.
     @discardableResult
     public func delete() throws -> Int {
         let compiled = try compile()
@@ -115,7 +115,7 @@ extension Query {
     /// One page of results, 1-based: `page(3, size: 20)` is rows 41…60 of the query's filters
     /// and ordering (primary-key order when it has none); it replaces any `limit` and `offset`.
     /// - Throws: ``ActiveObjectError/invalidArgument(_:)`` for a page below 1, a size below 1,
-    ///   or a page beyond `Int`'s range; otherwise as ``all()``.
+    ///   or a page beyond `Int`'s range; otherwise as ``all()-2jzog``.
     public func page(_ number: Int, size: Int) throws -> [Model] {
         try pageQuery(number, size: size).all()
     }
@@ -131,7 +131,7 @@ extension Query {
 
     /// The values of one column for the matching rows, typed: `try q.pluck(\.$name)` is
     /// `[String]`; `q.pluck(\.$id)` gives the keys.
-    /// - Throws: as ``all()``.
+    /// - Throws: as ``all()-2jzog``.
     public func pluck<V: ColumnValue>(_ column: KeyPath<Model, ColumnReference<V>>) throws -> [V] {
         let compiled = try compile()
         let schema = compiled.schema
@@ -163,14 +163,14 @@ extension Query {
     static var preloadBatchSize: Int { 256 }
 
     /// Calls `body` with each matching object, one row in memory at a time (with
-    /// `including(_:)`, a batch of ``preloadBatchSize`` rows, so that relations still load in
+    /// `including(_:)`, a batch of 256 rows, so that relations still load in
     /// one query per batch).
     ///
     /// The rows come from one read snapshot (a reader connection held for the walk); `body`
     /// may use the database freely: its writes go to the writer, its reads start fresh
     /// snapshots that see those writes. If `body` throws, the iteration stops, the statement
     /// is reset, and the error is rethrown.
-    /// - Throws: what `body` throws; otherwise as ``all()``.
+    /// - Throws: what `body` throws; otherwise as ``all()-2jzog``.
     public func each(_ body: (Model) throws -> Void) throws {
         let compiled = try compile()
         try compiled.database.withReader { connection in
@@ -200,7 +200,7 @@ extension Query {
 
     /// A cursor that pulls matching objects one at a time:
     /// `while let person = try cursor.next() { … }`. See ``Cursor``.
-    /// - Throws: as ``all()``; ``DatabaseError`` `busy` when no reader became free in time.
+    /// - Throws: as ``all()-2jzog``; ``DatabaseError`` `busy` when no reader became free in time.
     public func cursor() throws -> Cursor<Model> {
         let compiled = try compile()
         let preload: (([Model]) throws -> Void)? = preloaders.isEmpty ? nil : { try self.preload($0) }
