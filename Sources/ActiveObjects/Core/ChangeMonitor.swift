@@ -19,6 +19,14 @@ import Darwin
 /// moment before the commit becomes visible, so after a wake-up it checks again a few times
 /// over the next ~150 ms. Where no file watch can be set up, it polls `data_version` every
 /// 50 ms instead.
+///
+/// Under a stream of commits (every commit writes the file) the monitor does not wake for
+/// each one: after a wake-up it ignores the file for ``quietPeriod`` milliseconds, then takes
+/// everything written meanwhile as one wake-up. So it wakes and takes the writer for a
+/// `data_version` look at most a few hundred times a second, whatever the commit rate, and
+/// a commit by another process is still noticed within the quiet period plus the rechecks.
+/// On Linux the watches are one-shot (`IN_ONESHOT`) and set again when the quiet period ends,
+/// followed by one look: while they are off, writes cost the writer nothing for the monitor.
 final class ChangeMonitor: @unchecked Sendable {
     // Safety of @unchecked Sendable: `stopped` is guarded by `lock`; the rest is immutable, or
     // touched only by the monitor's own thread (Linux) or serial queue (Apple).
@@ -32,6 +40,8 @@ final class ChangeMonitor: @unchecked Sendable {
     static let recheckDelays: [Int] = [0, 3, 15, 50, 150]
     /// The polling period where no file watch is possible.
     static let pollingInterval = 50
+    /// After a wake-up, how long file writes are left to pile up (one wake-up for all), in ms.
+    static let quietPeriod = 5
 
     init(paths: [String], dataVersion: @escaping @Sendable () -> Int64?, onChange: @escaping @Sendable () -> Void) {
         self.paths = paths
@@ -87,9 +97,26 @@ final class ChangeMonitor: @unchecked Sendable {
         }
     }
 
+    /// Until when file events only mark a wake-up as pending (see ``quietPeriod``).
+    private var quietUntil = DispatchTime.now()
+    private var wakePending = false
+
     private func fileWritten() {
+        let now = DispatchTime.now()
+        if now < quietUntil {
+            if !wakePending {
+                wakePending = true
+                queue.asyncAfter(deadline: quietUntil) { [weak self] in
+                    guard let self else { return }
+                    wakePending = false
+                    fileWritten()
+                }
+            }
+            return
+        }
+        quietUntil = now + .milliseconds(Self.quietPeriod)
         for delay in Self.recheckDelays {
-            queue.asyncAfter(deadline: .now() + .milliseconds(delay)) { [weak self] in self?.runCheck(retrying: true) }
+            queue.asyncAfter(deadline: now + .milliseconds(delay)) { [weak self] in self?.runCheck(retrying: true) }
         }
     }
 
@@ -120,15 +147,9 @@ final class ChangeMonitor: @unchecked Sendable {
 
     private func start() {
         inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        if inotify >= 0 {
-            var watched = 0
-            for path in paths where inotify_add_watch(inotify, path, UInt32(IN_MODIFY | IN_CLOSE_WRITE)) >= 0 {
-                watched += 1
-            }
-            if watched == 0 {
-                close(inotify)
-                inotify = -1
-            }
+        if inotify >= 0 && !addWatches() {
+            close(inotify)
+            inotify = -1
         }
         _ = pipeEnds.withUnsafeMutableBufferPointer { pipe($0.baseAddress!) }
         for end in pipeEnds {
@@ -149,6 +170,16 @@ final class ChangeMonitor: @unchecked Sendable {
 
     private static func now() -> Int64 { Int64(DispatchTime.now().uptimeNanoseconds / 1_000_000) }
 
+    /// Watches every path for one write (the watch ends with its first event); false when no
+    /// path could be watched.
+    private func addWatches() -> Bool {
+        var watched = false
+        for path in paths where inotify_add_watch(inotify, path, UInt32(IN_MODIFY | IN_CLOSE_WRITE) | UInt32(IN_ONESHOT)) >= 0 {
+            watched = true
+        }
+        return watched
+    }
+
     private func run() {
         defer {
             if inotify >= 0 { close(inotify) }
@@ -157,14 +188,19 @@ final class ChangeMonitor: @unchecked Sendable {
         }
         var last = dataVersion()
         var checks: [Int64] = []   // due times, in ms
+        // While quiet (a wake-up less than `quietPeriod` ago), the one-shot watches are off.
+        var quiet = false
+        var quietUntil: Int64 = 0
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !isStopped {
             let now = Self.now()
             var timeout: Int32 = -1
             if inotify < 0 {
                 timeout = Int32(Self.pollingInterval)
-            } else if let next = checks.min() {
-                timeout = Int32(clamping: max(0, next - now))
+            } else {
+                var next = checks.min()
+                if quiet { next = min(next ?? quietUntil, quietUntil) }
+                if let next { timeout = Int32(clamping: max(0, next - now)) }
             }
             var descriptors = [pollfd(fd: pipeEnds[0], events: Int16(POLLIN), revents: 0)]
             if inotify >= 0 { descriptors.append(pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)) }
@@ -176,9 +212,20 @@ final class ChangeMonitor: @unchecked Sendable {
                 continue
             }
             if ready > 0 && descriptors[1].revents != 0 {
+                // A watched file was written (its watch is now off): one wake-up, then quiet.
                 while read(inotify, &buffer, buffer.count) > 0 {}
-                let base = Self.now()
-                checks = Self.recheckDelays.map { base + Int64($0) }
+                if !quiet {
+                    let base = Self.now()
+                    checks = Self.recheckDelays.map { base + Int64($0) }
+                    quiet = true
+                    quietUntil = base + Int64(Self.quietPeriod)
+                }
+            }
+            if quiet && Self.now() >= quietUntil {
+                // Watch again, and look once: what was written meanwhile went unseen.
+                quiet = false
+                _ = addWatches()
+                checks.append(Self.now())
             }
             let due = Self.now()
             guard checks.contains(where: { $0 <= due }) else { continue }

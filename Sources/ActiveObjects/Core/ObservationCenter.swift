@@ -4,11 +4,24 @@ import Foundation
 /// The live queries of one ``Database``: told about every commit of the writer (with the
 /// tables it changed) and about commits by other connections and processes (by the
 /// ``ChangeMonitor``), it asks the observations that may be affected to fetch again.
+///
+/// It keeps the tables each observation's last fetch read, and a count per table over all
+/// observations, so that a commit to tables nobody observes costs one lock and a lookup per
+/// written table — not a call into every observation.
 final class ObservationCenter: CommitSink, @unchecked Sendable {
-    // Safety of @unchecked Sendable: `entries`, `monitor` and `closed` are guarded by `lock`;
-    // `observing` is an atomic flag.
+    // Safety of @unchecked Sendable: `entries`, `tableCounts`, `unknownTables`, `monitor` and
+    // `closed` are guarded by `lock`; `observing` is an atomic flag.
     private let lock = NSLock()
-    private var entries: [ObjectIdentifier: any ObservationEntry] = [:]
+    private struct Registration {
+        let entry: any ObservationEntry
+        /// What the last fetch read; nil before the first fetch (every commit concerns it).
+        var tables: Set<String>?
+    }
+    private var entries: [ObjectIdentifier: Registration] = [:]
+    /// How many registrations read each table.
+    private var tableCounts: [String: Int] = [:]
+    /// How many registrations have not fetched yet.
+    private var unknownTables = 0
     private var monitor: ChangeMonitor?
     private var closed = false
     private let observing: UnsafeMutablePointer<CLong>
@@ -35,7 +48,9 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
     func add(_ entry: any ObservationEntry) -> Bool {
         let start: Bool = lock.withLock {
             guard !closed else { return false }
-            entries[ObjectIdentifier(entry)] = entry
+            if entries.updateValue(Registration(entry: entry, tables: nil), forKey: ObjectIdentifier(entry)) == nil {
+                unknownTables += 1
+            }
             activeobjects_atomic_store(observing, 1)
             if monitor == nil {
                 monitor = makeMonitor { [weak self] in self?.externalChange() }
@@ -48,7 +63,9 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
     /// Forgets an observation; the monitor stops with the last one.
     func remove(_ entry: any ObservationEntry) {
         let stopped: ChangeMonitor? = lock.withLock {
-            guard entries.removeValue(forKey: ObjectIdentifier(entry)) != nil, entries.isEmpty else { return nil }
+            guard let registration = entries.removeValue(forKey: ObjectIdentifier(entry)) else { return nil }
+            forget(registration.tables)
+            guard entries.isEmpty else { return nil }
             activeobjects_atomic_store(observing, 0)
             defer { monitor = nil }
             return monitor
@@ -56,20 +73,57 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
         stopped?.stop()
     }
 
-    /// The writer committed: observations that read one of the changed tables fetch again.
-    func committed(_ statements: [StatementInfo]) {
-        var tables = Set<String>()
-        for info in statements { tables.formUnion(info.writtenTables) }
-        for entry in lock.withLock({ Array(entries.values) }) {
-            entry.tablesChanged(tables)
+    /// An observation's fetch read `tables`: later commits concern it when they write one.
+    func record(tables: Set<String>, for entry: any ObservationEntry) {
+        lock.withLock {
+            guard var registration = entries[ObjectIdentifier(entry)] else { return }
+            forget(registration.tables)
+            for table in tables { tableCounts[table, default: 0] += 1 }
+            registration.tables = tables
+            entries[ObjectIdentifier(entry)] = registration
         }
+    }
+
+    /// Takes a registration's tables out of the counts (under `lock`).
+    private func forget(_ tables: Set<String>?) {
+        guard let tables else {
+            unknownTables -= 1
+            return
+        }
+        for table in tables {
+            if let count = tableCounts[table], count > 1 { tableCounts[table] = count - 1 } else { tableCounts[table] = nil }
+        }
+    }
+
+    /// The writer committed: observations that read one of the changed tables (or have not
+    /// fetched yet) fetch again.
+    func committed(_ statements: [StatementInfo]) {
+        let concerned: [any ObservationEntry] = lock.withLock {
+            var touchesObserved = unknownTables > 0
+            if !touchesObserved {
+                search: for info in statements {
+                    for table in info.writtenTables where tableCounts[table] != nil {
+                        touchesObserved = true
+                        break search
+                    }
+                }
+            }
+            guard touchesObserved else { return [] }
+            var changed = Set<String>()
+            for info in statements { changed.formUnion(info.writtenTables) }
+            return entries.values.compactMap { registration in
+                guard let tables = registration.tables else { return registration.entry }
+                return tables.isDisjoint(with: changed) ? nil : registration.entry
+            }
+        }
+        for entry in concerned { entry.tablesChanged() }
     }
 
     /// Another connection or process committed: every observation fetches again (it emits
     /// only if its result changed, since the tables are unknown).
     func externalChange() {
-        for entry in lock.withLock({ Array(entries.values) }) {
-            entry.externalChange()
+        for registration in lock.withLock({ Array(entries.values) }) {
+            registration.entry.externalChange()
         }
     }
 
@@ -80,9 +134,11 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
             activeobjects_atomic_store(observing, 0)
             defer {
                 entries.removeAll()
+                tableCounts.removeAll()
+                unknownTables = 0
                 monitor = nil
             }
-            return (Array(entries.values), monitor)
+            return (entries.values.map(\.entry), monitor)
         }
         stopped?.stop()
         for entry in all { entry.end(throwing: ActiveObjectError.databaseClosed) }
@@ -91,7 +147,8 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
 
 /// One running observation, as the center sees it.
 protocol ObservationEntry: AnyObject, Sendable {
-    func tablesChanged(_ tables: Set<String>)
+    /// A commit of this database wrote a table the last fetch read.
+    func tablesChanged()
     func externalChange()
     func end(throwing error: Error)
 }
@@ -115,8 +172,6 @@ final class Observation<Value>: ObservationEntry, @unchecked Sendable {
     private var pending = Reason.tables
     private var scheduled = false
     private var ended = false
-    /// What the last fetch read (nil before the first one).
-    private var tables: Set<String>?
     private var lastFingerprint: (value: UInt64, rows: Int)?
 
     init(database: Database, fetch: @escaping @Sendable () throws -> sending Value,
@@ -136,13 +191,7 @@ final class Observation<Value>: ObservationEntry, @unchecked Sendable {
         schedule()
     }
 
-    func tablesChanged(_ changed: Set<String>) {
-        let wanted: Bool = lock.withLock {
-            guard let tables else { return true }   // the first fetch is still to come
-            return !tables.isDisjoint(with: changed)
-        }
-        if wanted { request(.tables) }
-    }
+    func tablesChanged() { request(.tables) }
 
     func externalChange() { request(.external) }
 
@@ -187,11 +236,9 @@ final class Observation<Value>: ObservationEntry, @unchecked Sendable {
         defer { context.jobDatabase = nil }
         do {
             let (value, read, fingerprint) = try database.observedRead(fetch)
+            database.observations.record(tables: read, for: self)
             let emit: Bool = lock.withLock {
-                defer {
-                    tables = read
-                    lastFingerprint = fingerprint
-                }
+                defer { lastFingerprint = fingerprint }
                 guard !ended else { return false }
                 // Another process's commit emits only if the result changed.
                 return reason == .tables || lastFingerprint == nil || lastFingerprint! != fingerprint
