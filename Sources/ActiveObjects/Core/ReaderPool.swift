@@ -8,6 +8,10 @@ import Foundation
 /// the writer appends). Every read starts a fresh read transaction, so it sees every commit
 /// that returned before it started: read-your-writes needs nothing else (no snapshot API).
 ///
+/// A thread gets back the idle connection it used last when there is one: its statements and
+/// pages are still warm in that thread's CPU cache, and threads reading at once do not keep
+/// trading connections (what one connection per thread gives hand-written code).
+///
 /// When every connection is leased, a read waits for one, at most the busy timeout (then
 /// SQLite's `busy` error). A thread that itself holds every leased connection (nested reads
 /// inside `each`, open cursors) would wait for itself forever: it gets a temporary extra
@@ -15,7 +19,8 @@ import Foundation
 final class ReaderPool: @unchecked Sendable {
     // Safety of @unchecked Sendable: all mutable state is guarded by `condition`'s lock.
     private let condition = NSCondition()
-    private var idle: [Connection] = []
+    /// Idle connections, each with the token of the thread that used it last.
+    private var idle: [(connection: Connection, lastHolder: Int)] = []
     /// Every open connection, leased or idle (for closing).
     private var open: [Connection] = []
     /// Connections being opened right now (counted against the maximum).
@@ -40,7 +45,10 @@ final class ReaderPool: @unchecked Sendable {
                 condition.unlock()
                 throw ActiveObjectError.databaseClosed
             }
-            if let connection = idle.popLast() {
+            if !idle.isEmpty {
+                // This thread's last connection, or else the one given back last.
+                let index = idle.lastIndex { $0.lastHolder == token } ?? idle.count - 1
+                let connection = idle.remove(at: index).connection
                 connection.leaseHolder = token
                 condition.unlock()
                 return connection
@@ -87,6 +95,7 @@ final class ReaderPool: @unchecked Sendable {
     /// held all the others) are closed; so is everything once the pool is closed.
     func giveBack(_ connection: Connection) {
         condition.lock()
+        let holder = connection.leaseHolder
         connection.leaseHolder = 0
         if isClosed || open.count > maximumCount {
             open.removeAll { $0 === connection }
@@ -94,7 +103,7 @@ final class ReaderPool: @unchecked Sendable {
             connection.lock.withLock { connection.closeNow() }
             return
         }
-        idle.append(connection)
+        idle.append((connection, holder))
         condition.signal()
         condition.unlock()
     }
