@@ -16,6 +16,10 @@ struct ConcurrencyResults {
     var throughput: [String: [Int: [Double]]] = [:]
     /// read-threads: per contender and thread count (2 or 4), the per-round ratio to 1 thread.
     var scaling: [String: [Int: [Double]]] = [:]
+    /// read-threads: CPU time of the process per lookup (µs), per contender and thread count:
+    /// what threads sharing one library cost each other (locks, shared cache lines), less
+    /// sensitive than wall time to other work on the machine.
+    var cpuPerFind: [String: [Int: [Double]]] = [:]
     /// Latency samples (ms) and the write transactions' durations (ms), per workload and contender.
     var latency: [String: [String: [Double]]] = [:]
     var writeMilliseconds: [String: [String: [Double]]] = [:]
@@ -43,10 +47,13 @@ func runReadThroughput(_ contenders: [ConcurrentContender], sizes: Sizes, into r
             let count = max(1, sizes.threadLookups / contender.lookupDivisor)
             let lists = ids.map { Array($0.prefix(count)) }
             var rates: [Int: Double] = [:]
+            var cpu: [Int: Double] = [:]
             for threads in threadCounts {
+                let cpuStart = processCPUNanoseconds()
                 let (nanoseconds, checksum) = try runTogether(threads: threads) { index in
                     try contender.find(ids: lists[index], thread: index)
                 }
+                cpu[threads] = Double(processCPUNanoseconds() - cpuStart) / 1000 / Double(threads * count)
                 let key = "\(threads)x\(count)"
                 if let previous = expected[key], previous != checksum {
                     throw BenchError("read-threads: \(contender.name) computed checksum \(checksum) with \(threads) threads, expected \(previous)")
@@ -57,6 +64,7 @@ func runReadThroughput(_ contenders: [ConcurrentContender], sizes: Sizes, into r
             guard round >= sizes.warmups else { continue }
             for threads in threadCounts {
                 results.throughput[contender.name, default: [:]][threads, default: []].append(rates[threads]!)
+                results.cpuPerFind[contender.name, default: [:]][threads, default: []].append(cpu[threads]!)
                 if threads > 1 {
                     results.scaling[contender.name, default: [:]][threads, default: []].append(rates[threads]! / rates[1]!)
                 }
@@ -182,7 +190,8 @@ func printConcurrencyLines(_ results: ConcurrencyResults) {
         guard let rates = results.throughput[name] else { continue }
         for threads in threadCounts {
             if let samples = rates[threads] {
-                print("THROUGHPUT read-threads \(name) threads=\(threads) finds_per_s=\(format(medianOf(samples), decimals: 0))")
+                let cpu = results.cpuPerFind[name]?[threads].map(medianOf) ?? .nan
+                print("THROUGHPUT read-threads \(name) threads=\(threads) finds_per_s=\(format(medianOf(samples), decimals: 0)) cpu_us_per_find=\(format(cpu, decimals: 2))")
             }
         }
     }
