@@ -18,14 +18,19 @@ import Foundation
 /// connection instead, closed when given back.
 final class ReaderPool: @unchecked Sendable {
     // Safety of @unchecked Sendable: all mutable state is guarded by `condition`'s lock.
+    // `@exclusivity(unchecked)`: the lock already serializes every access, so the runtime's
+    // exclusivity checks (several per read) would only cost time.
     private let condition = NSCondition()
-    /// Idle connections, each with the token of the thread that used it last.
-    private var idle: [(connection: Connection, lastHolder: Int)] = []
+    /// Idle connections, and the token of the thread that used each last.
+    @exclusivity(unchecked) private var idle: [Connection] = []
+    @exclusivity(unchecked) private var idleHolders: [Int] = []
     /// Every open connection, leased or idle (for closing).
-    private var open: [Connection] = []
+    @exclusivity(unchecked) private var open: [Connection] = []
     /// Connections being opened right now (counted against the maximum).
-    private var opening = 0
-    private var isClosed = false
+    @exclusivity(unchecked) private var opening = 0
+    @exclusivity(unchecked) private var isClosed = false
+    /// Threads waiting for a connection (signalled only when there are some).
+    @exclusivity(unchecked) private var waiting = 0
     let maximumCount: Int
     private let makeConnection: () throws -> Connection
 
@@ -47,8 +52,17 @@ final class ReaderPool: @unchecked Sendable {
             }
             if !idle.isEmpty {
                 // This thread's last connection, or else the one given back last.
-                let index = idle.lastIndex { $0.lastHolder == token } ?? idle.count - 1
-                let connection = idle.remove(at: index).connection
+                var index = idle.count - 1
+                while index > 0 && idleHolders[index] != token { index -= 1 }
+                if idleHolders[index] != token { index = idle.count - 1 }
+                let connection: Connection
+                if index == idle.count - 1 {
+                    connection = idle.removeLast()
+                    idleHolders.removeLast()
+                } else {
+                    connection = idle.remove(at: index)
+                    idleHolders.remove(at: index)
+                }
                 connection.leaseHolder = token
                 condition.unlock()
                 return connection
@@ -64,7 +78,7 @@ final class ReaderPool: @unchecked Sendable {
                 } catch {
                     condition.lock()
                     opening -= 1
-                    condition.signal()
+                    if waiting > 0 { condition.signal() }
                     condition.unlock()
                     throw error
                 }
@@ -82,7 +96,10 @@ final class ReaderPool: @unchecked Sendable {
             }
             let limit = deadline ?? Date(timeIntervalSinceNow: Double(max(0, timeout)) / 1e9)
             deadline = limit
-            if !condition.wait(until: limit) && idle.isEmpty && !isClosed {
+            waiting += 1
+            let signalled = condition.wait(until: limit)
+            waiting -= 1
+            if !signalled && idle.isEmpty && !isClosed {
                 condition.unlock()
                 throw DatabaseError(
                     extendedResultCode: .busy,
@@ -103,8 +120,9 @@ final class ReaderPool: @unchecked Sendable {
             connection.lock.withLock { connection.closeNow() }
             return
         }
-        idle.append((connection, holder))
-        condition.signal()
+        idle.append(connection)
+        idleHolders.append(holder)
+        if waiting > 0 { condition.signal() }
         condition.unlock()
     }
 
@@ -115,6 +133,7 @@ final class ReaderPool: @unchecked Sendable {
         isClosed = true
         let all = open
         idle.removeAll()
+        idleHolders.removeAll()
         condition.broadcast()
         condition.unlock()
         for connection in all {
