@@ -214,7 +214,7 @@ func printLiveLines(_ results: LiveResults) {
 func printLiveTables(_ results: LiveResults, sizes: Sizes) {
     if !results.latency.isEmpty || results.externalCommits > 0 {
         print("")
-        print("Live queries: commit → element latency (from the committing call's return to the `for try await` body on the main actor):")
+        print("Live queries: commit → element latency (from the committing call's return to the `for try await` body on the main actor; GRDB takes its fetch's snapshot inside `pool.write`, before it returns):")
         print("")
         print("| workload | contender | p50 ms | p95 ms | max ms | elements / commits | target |")
         print("|---|---|---:|---:|---:|---:|---|")
@@ -244,7 +244,7 @@ func printLiveTables(_ results: LiveResults, sizes: Sizes) {
             let percent = (observed / none - 1) * 100
             let noneCPU = medianOf(entry.noneCPU), observedCPU = medianOf(entry.observedCPU)
             let commits = mode == "FULL" ? sizes.overheadCommitsFull : sizes.overheadCommitsNormal
-            print("| \(name) | \(mode) | \(commits) | \(format(none, decimals: 1)) | \(format(observed, decimals: 1)) | \(format(percent, decimals: 1)) % | \(percent <= overheadTargetPercent ? "yes" : "NO") | \(format(noneCPU, decimals: 1)) | \(format(observedCPU, decimals: 1)) | \(format((observedCPU / noneCPU - 1) * 100, decimals: 1)) % |")
+            print("| \(name) | \(mode) | \(commits) | \(format(none, decimals: 1)) | \(format(observed, decimals: 1)) | \(format(percent, decimals: 1)) % | \(name == "ActiveObjects" ? (percent <= overheadTargetPercent ? "yes" : "NO") : "–") | \(format(noneCPU, decimals: 1)) | \(format(observedCPU, decimals: 1)) | \(format((observedCPU / noneCPU - 1) * 100, decimals: 1)) % |")
         }
     }
 }
