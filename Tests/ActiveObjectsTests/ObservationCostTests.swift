@@ -138,4 +138,50 @@ import Testing
         let bound = Int(elapsed / Double(ChangeMonitor.quietPeriod) + 2) * 3 + ChangeMonitor.recheckDelays.count + 2
         #expect(looks.current <= min(bound, writes / 3), "looked \(looks.current) times for \(writes) writes in \(Int(elapsed)) ms")
     }
+
+    @Test func theQuietPeriodGrowsUnderASteadyStreamOfWritesAndShrinksAfterAPause() {
+        let shortest = ChangeMonitor.quietPeriod, longest = ChangeMonitor.longestQuietPeriod
+        // Written again at once after watching resumed: twice as long, up to the longest.
+        #expect(ChangeMonitor.nextQuietPeriod(previous: shortest, sinceWatching: 0) == shortest * 2)
+        #expect(ChangeMonitor.nextQuietPeriod(previous: longest, sinceWatching: 1) == longest)
+        // Written after a pause at least as long as the last quiet period: back to the shortest.
+        #expect(ChangeMonitor.nextQuietPeriod(previous: 20, sinceWatching: 20) == shortest)
+        #expect(ChangeMonitor.nextQuietPeriod(previous: shortest, sinceWatching: 1_000) == shortest)
+    }
+
+    @Test func whileTheWriterIsBusyTheMonitorRetriesOnceEveryFewMillisecondsAndNoticesAfterwards() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("busy.bin")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        let looks = Locked(0)
+        let busy = Locked(false)
+        let version = Locked<Int64>(1)
+        let changes = Locked(0)
+        let monitor = ChangeMonitor(paths: [path], dataVersion: {
+            looks.withLock { $0 += 1 }
+            return busy.current ? nil : version.current
+        }, onChange: { changes.withLock { $0 += 1 } })
+        defer { monitor.stop() }
+        try await Task.sleep(for: .milliseconds(50))   // its thread reads the first version
+
+        // Another connection commits while this database's writer stays busy for a second:
+        // every planned look finds it busy, and each must not start a retry chain of its own.
+        busy.withLock { $0 = true }
+        looks.withLock { $0 = 0 }
+        let start = Date()
+        version.withLock { $0 += 1 }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.write(contentsOf: Data([1]))
+        try handle.close()
+        try await Task.sleep(for: .seconds(1))
+        let elapsed = Date().timeIntervalSince(start) * 1000
+        let busyLooks = looks.current
+        busy.withLock { $0 = false }
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while changes.current < 1 && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(changes.current == 1)
+        // One retry per 5 ms, plus the planned looks (which may each land between retries).
+        let bound = Int(elapsed / 5) + ChangeMonitor.recheckDelays.count + 3
+        #expect(busyLooks <= bound, "looked \(busyLooks) times in \(Int(elapsed)) ms while the writer was busy")
+    }
 }

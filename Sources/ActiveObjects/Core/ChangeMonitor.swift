@@ -21,10 +21,12 @@ import Darwin
 /// 50 ms instead.
 ///
 /// Under a stream of commits (every commit writes the file) the monitor does not wake for
-/// each one: after a wake-up it ignores the file for ``quietPeriod`` milliseconds, then takes
-/// everything written meanwhile as one wake-up. So it wakes and takes the writer for a
-/// `data_version` look at most a few hundred times a second, whatever the commit rate, and
-/// a commit by another process is still noticed within the quiet period plus the rechecks.
+/// each one: after a wake-up it ignores the file for a quiet period, then takes everything
+/// written meanwhile as one wake-up. The quiet period is ``quietPeriod`` milliseconds, and
+/// doubles (up to ``longestQuietPeriod``) while the file is written again as soon as it is
+/// watched again — a steady stream of commits — so that the monitor then wakes and takes the
+/// writer for a `data_version` look about a hundred times a second, whatever the commit rate.
+/// A commit by another process is still noticed within the quiet period plus the rechecks.
 /// On Linux the watches are one-shot (`IN_ONESHOT`) and set again when the quiet period ends,
 /// followed by one look: while they are off, writes cost the writer nothing for the monitor.
 final class ChangeMonitor: @unchecked Sendable {
@@ -42,6 +44,15 @@ final class ChangeMonitor: @unchecked Sendable {
     static let pollingInterval = 50
     /// After a wake-up, how long file writes are left to pile up (one wake-up for all), in ms.
     static let quietPeriod = 5
+    /// The longest quiet period, reached under a steady stream of writes, in ms.
+    static let longestQuietPeriod = 40
+
+    /// The quiet period after a wake-up: doubled when the file was written again within the
+    /// previous quiet period's length after watching resumed (writes keep coming), back to
+    /// the shortest otherwise.
+    static func nextQuietPeriod(previous: Int, sinceWatching: Int64) -> Int {
+        sinceWatching < Int64(previous) ? min(previous * 2, longestQuietPeriod) : quietPeriod
+    }
 
     init(paths: [String], dataVersion: @escaping @Sendable () -> Int64?, onChange: @escaping @Sendable () -> Void) {
         self.paths = paths
@@ -99,7 +110,9 @@ final class ChangeMonitor: @unchecked Sendable {
 
     /// Until when file events only mark a wake-up as pending (see ``quietPeriod``).
     private var quietUntil = DispatchTime.now()
+    private var quietLength = ChangeMonitor.quietPeriod
     private var wakePending = false
+    private var retryPending = false
 
     private func fileWritten() {
         let now = DispatchTime.now()
@@ -114,7 +127,9 @@ final class ChangeMonitor: @unchecked Sendable {
             }
             return
         }
-        quietUntil = now + .milliseconds(Self.quietPeriod)
+        let sinceQuiet = Int64((now.uptimeNanoseconds &- quietUntil.uptimeNanoseconds) / 1_000_000)
+        quietLength = Self.nextQuietPeriod(previous: quietLength, sinceWatching: wakePending ? 0 : sinceQuiet)
+        quietUntil = now + .milliseconds(quietLength)
         for delay in Self.recheckDelays {
             queue.asyncAfter(deadline: now + .milliseconds(delay)) { [weak self] in self?.runCheck(retrying: true) }
         }
@@ -126,8 +141,14 @@ final class ChangeMonitor: @unchecked Sendable {
         case true?: onChange()
         case false?: break
         case nil:
-            if retrying {
-                queue.asyncAfter(deadline: .now() + .milliseconds(5)) { [weak self] in self?.runCheck(retrying: true) }
+            // The writer is busy: look again shortly — once, however many looks found it busy.
+            if retrying && !retryPending {
+                retryPending = true
+                queue.asyncAfter(deadline: .now() + .milliseconds(5)) { [weak self] in
+                    guard let self else { return }
+                    retryPending = false
+                    runCheck(retrying: true)
+                }
             }
         }
     }
@@ -188,9 +209,11 @@ final class ChangeMonitor: @unchecked Sendable {
         }
         var last = dataVersion()
         var checks: [Int64] = []   // due times, in ms
-        // While quiet (a wake-up less than `quietPeriod` ago), the one-shot watches are off.
+        // While quiet (a wake-up less than a quiet period ago), the one-shot watches are off.
         var quiet = false
         var quietUntil: Int64 = 0
+        var quietLength = Self.quietPeriod
+        var watchingSince = Int64.min / 2
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !isStopped {
             let now = Self.now()
@@ -218,14 +241,16 @@ final class ChangeMonitor: @unchecked Sendable {
                     let base = Self.now()
                     checks = Self.recheckDelays.map { base + Int64($0) }
                     quiet = true
-                    quietUntil = base + Int64(Self.quietPeriod)
+                    quietLength = Self.nextQuietPeriod(previous: quietLength, sinceWatching: base - watchingSince)
+                    quietUntil = base + Int64(quietLength)
                 }
             }
             if quiet && Self.now() >= quietUntil {
                 // Watch again, and look once: what was written meanwhile went unseen.
                 quiet = false
                 _ = addWatches()
-                checks.append(Self.now())
+                watchingSince = Self.now()
+                checks.append(watchingSince)
             }
             let due = Self.now()
             guard checks.contains(where: { $0 <= due }) else { continue }
@@ -233,7 +258,9 @@ final class ChangeMonitor: @unchecked Sendable {
             switch check(&last) {
             case true?: onChange()
             case false?: break
-            case nil: checks.append(due + 5)   // the writer is busy: look again shortly
+            case nil:
+                // The writer is busy: look again shortly — once, however many looks found it busy.
+                if !checks.contains(where: { $0 <= due + 5 }) { checks.append(due + 5) }
             }
         }
     }

@@ -7,10 +7,14 @@ import Foundation
 ///
 /// It keeps the tables each observation's last fetch read, and a count per table over all
 /// observations, so that a commit to tables nobody observes costs one lock and a lookup per
-/// written table — not a call into every observation.
+/// written table — not a call into every observation; the answer for the last statement is
+/// kept until the observed tables change (cached statements come back with the same info).
+///
+/// Nothing holds the center weakly: a weak reference would give it a side table, and every
+/// retain of it (one per commit) would take the runtime's slow path.
 final class ObservationCenter: CommitSink, @unchecked Sendable {
-    // Safety of @unchecked Sendable: `entries`, `tableCounts`, `unknownTables`, `monitor` and
-    // `closed` are guarded by `lock`; `observing` is an atomic flag.
+    // Safety of @unchecked Sendable: `entries`, `tableCounts`, `unknownTables`, `monitor`,
+    // `link`, `closed` and the cached answer are guarded by `lock`; `observing` is an atomic flag.
     private let lock = NSLock()
     private struct Registration {
         let entry: any ObservationEntry
@@ -23,7 +27,15 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
     /// How many registrations have not fetched yet.
     private var unknownTables = 0
     private var monitor: ChangeMonitor?
+    /// How the monitor reaches the center; cut when the monitor stops.
+    private var link: MonitorLink?
     private var closed = false
+    /// The last single-statement commit checked, and whether it wrote an observed table;
+    /// valid while `tableCounts` and `unknownTables` stay as they were (`generation`).
+    private var lastInfo: StatementInfo?
+    private var lastInfoTouches = false
+    private var lastInfoGeneration = 0
+    private var generation = 1
     private let observing: UnsafeMutablePointer<CLong>
     /// Opens a monitor of other connections' commits, or nil when none can happen (in memory).
     private let makeMonitor: (@escaping @Sendable () -> Void) -> ChangeMonitor?
@@ -50,10 +62,13 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
             guard !closed else { return false }
             if entries.updateValue(Registration(entry: entry, tables: nil), forKey: ObjectIdentifier(entry)) == nil {
                 unknownTables += 1
+                generation += 1
             }
             activeobjects_atomic_store(observing, 1)
             if monitor == nil {
-                monitor = makeMonitor { [weak self] in self?.externalChange() }
+                let link = MonitorLink(self)
+                monitor = makeMonitor { link.changed() }
+                if monitor != nil { self.link = link } else { link.cut() }
             }
             return true
         }
@@ -62,15 +77,19 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
 
     /// Forgets an observation; the monitor stops with the last one.
     func remove(_ entry: any ObservationEntry) {
-        let stopped: ChangeMonitor? = lock.withLock {
+        let stopped: (ChangeMonitor, MonitorLink?)? = lock.withLock {
             guard let registration = entries.removeValue(forKey: ObjectIdentifier(entry)) else { return nil }
             forget(registration.tables)
             guard entries.isEmpty else { return nil }
             activeobjects_atomic_store(observing, 0)
-            defer { monitor = nil }
-            return monitor
+            defer {
+                monitor = nil
+                link = nil
+            }
+            return monitor.map { ($0, link) }
         }
-        stopped?.stop()
+        stopped?.1?.cut()
+        stopped?.0.stop()
     }
 
     /// An observation's fetch read `tables`: later commits concern it when they write one.
@@ -79,6 +98,7 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
             guard var registration = entries[ObjectIdentifier(entry)] else { return }
             forget(registration.tables)
             for table in tables { tableCounts[table, default: 0] += 1 }
+            generation += 1
             registration.tables = tables
             entries[ObjectIdentifier(entry)] = registration
         }
@@ -86,6 +106,7 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
 
     /// Takes a registration's tables out of the counts (under `lock`).
     private func forget(_ tables: Set<String>?) {
+        generation += 1
         guard let tables else {
             unknownTables -= 1
             return
@@ -101,10 +122,19 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
         let concerned: [any ObservationEntry] = lock.withLock {
             var touchesObserved = unknownTables > 0
             if !touchesObserved {
-                search: for info in statements {
-                    for table in info.writtenTables where tableCounts[table] != nil {
-                        touchesObserved = true
-                        break search
+                if statements.count == 1, let info = lastInfo, info === statements[0], lastInfoGeneration == generation {
+                    touchesObserved = lastInfoTouches
+                } else {
+                    search: for info in statements {
+                        for table in info.writtenTables where tableCounts[table] != nil {
+                            touchesObserved = true
+                            break search
+                        }
+                    }
+                    if statements.count == 1 {
+                        lastInfo = statements[0]
+                        lastInfoTouches = touchesObserved
+                        lastInfoGeneration = generation
                     }
                 }
             }
@@ -129,20 +159,41 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
 
     /// The database closed: every observation ends with ``ActiveObjectError/databaseClosed``.
     func close() {
-        let (all, stopped): ([any ObservationEntry], ChangeMonitor?) = lock.withLock {
+        let (all, stopped, cut): ([any ObservationEntry], ChangeMonitor?, MonitorLink?) = lock.withLock {
             closed = true
             activeobjects_atomic_store(observing, 0)
             defer {
                 entries.removeAll()
                 tableCounts.removeAll()
                 unknownTables = 0
+                generation += 1
+                lastInfo = nil
                 monitor = nil
+                link = nil
             }
-            return (entries.values.map(\.entry), monitor)
+            return (entries.values.map(\.entry), monitor, link)
         }
+        cut?.cut()
         stopped?.stop()
         for entry in all { entry.end(throwing: ActiveObjectError.databaseClosed) }
     }
+}
+
+/// How the change monitor calls the center: holds it strongly (no weak reference to the
+/// center, see ``ObservationCenter``) until the monitor stops, which breaks the cycle
+/// center → monitor → link → center.
+final class MonitorLink: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `center` is guarded by `lock`.
+    private let lock = NSLock()
+    private var center: ObservationCenter?
+
+    init(_ center: ObservationCenter) { self.center = center }
+
+    /// Another connection committed.
+    func changed() { lock.withLock { center }?.externalChange() }
+
+    /// The monitor stops: calls from now on do nothing.
+    func cut() { lock.withLock { center = nil } }
 }
 
 /// One running observation, as the center sees it.
