@@ -26,8 +26,8 @@ struct Sizes {
     var liveCommits = 200
     var externalCommits = 100
     /// live-overhead: one-row commits per round (synchronous FULL, NORMAL), and rounds.
-    var overheadCommitsFull = 50
-    var overheadCommitsNormal = 500
+    var overheadCommitsFull = 100
+    var overheadCommitsNormal = 2_000
     var overheadRounds = 20
 
     /// Only these workloads / contenders (for profiling one of them); nil = all.
