@@ -7,7 +7,7 @@ import Testing
 /// tables do not call into every observation), and the change monitor looks at the writer at
 /// most a few times per quiet period under a stream of writes, while still noticing another
 /// connection's commit made during that stream.
-@Suite struct ObservationCostTests {
+@Suite struct LiveQueryCostTests {
     /// An observation as the center sees it, counting what it is told.
     final class Probe: ObservationEntry, @unchecked Sendable {
         // Safety of @unchecked Sendable: the counters are only touched under `lock`.

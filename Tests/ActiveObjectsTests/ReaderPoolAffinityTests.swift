@@ -5,7 +5,7 @@ import Testing
 /// The reader pool gives a thread back the idle connection it used last (warm in its CPU's
 /// cache; threads reading at once keep to their own connections), and otherwise the one
 /// given back last.
-@Suite struct ReaderAffinityTests {
+@Suite struct ReaderPoolAffinityTests {
     static func pool(_ folder: borrowing TemporaryDirectory, maximumCount: Int) throws -> ReaderPool {
         let path = folder.path("affinity.sqlite")
         let writer = try Connection(path: path, options: Database.Options(), role: .writer)
