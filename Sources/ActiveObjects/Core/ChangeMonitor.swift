@@ -177,11 +177,7 @@ final class ChangeMonitor: @unchecked Sendable {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
         }
-        let thread = Thread { [self] in
-            Thread.current.name = "AO monitor"
-            run()
-        }
-        thread.start()
+        WorkerLane.startThread(named: "AO monitor") { [self] in run() }
     }
 
     private func wake() {
