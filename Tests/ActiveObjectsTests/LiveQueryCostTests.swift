@@ -147,6 +147,11 @@ import Testing
         // Written after a pause at least as long as the last quiet period: back to the shortest.
         #expect(ChangeMonitor.nextQuietPeriod(previous: 20, sinceWatching: 20) == shortest)
         #expect(ChangeMonitor.nextQuietPeriod(previous: shortest, sinceWatching: 1_000) == shortest)
+        // After a pause every recheck is planned; under a steady stream, only those after the
+        // quiet period (its end has a look of its own).
+        #expect(ChangeMonitor.recheckDelays(quietLength: shortest) == ChangeMonitor.recheckDelays)
+        #expect(ChangeMonitor.recheckDelays(quietLength: longest) == ChangeMonitor.recheckDelays.filter { $0 > longest })
+        #expect(!ChangeMonitor.recheckDelays(quietLength: longest).isEmpty)
     }
 
     @Test func whileTheWriterIsBusyTheMonitorRetriesOnceEveryFewMillisecondsAndNoticesAfterwards() async throws {

@@ -222,9 +222,9 @@ func printConcurrencyTables(_ results: ConcurrencyResults, sizes: Sizes) {
             if name == "ActiveObjects" {
                 var verdict = reference.map { two / $0 >= scalingTarget ? "≥ 0.8× C's: ok" : "≥ 0.8× C's: MISSED" } ?? "–"
                 if let grdb = results.scaling["GRDB-pool"]?[2].map(medianOf), let grdbRates = results.throughput["GRDB-pool"] {
-                    verdict += two > grdb ? ", scales more than GRDB-pool" : ", scales NOT more than GRDB-pool"
                     let faster = threadCounts.allSatisfy { medianOf(rates[$0]!) > medianOf(grdbRates[$0]!) }
-                    verdict += faster ? ", faster at 1/2/4" : ", NOT faster at every count"
+                    verdict += faster ? "; ahead of GRDB-pool at 1, 2 and 4 threads" : "; NOT ahead of GRDB-pool at every thread count"
+                    verdict += " (2T/1T \(format(two, decimals: 2))× vs its \(format(grdb, decimals: 2))×)"
                 }
                 line += " \(verdict) |"
             } else {

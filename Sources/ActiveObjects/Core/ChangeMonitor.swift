@@ -25,8 +25,9 @@ import Darwin
 /// written meanwhile as one wake-up. The quiet period is ``quietPeriod`` milliseconds, and
 /// doubles (up to ``longestQuietPeriod``) while the file is written again as soon as it is
 /// watched again — a steady stream of commits — so that the monitor then wakes and takes the
-/// writer for a `data_version` look about a hundred times a second, whatever the commit rate.
-/// A commit by another process is still noticed within the quiet period plus the rechecks.
+/// writer for a `data_version` look a few dozen times a second, whatever the commit rate (the
+/// looks planned right after a wake-up are then left to the end of the quiet period). A
+/// commit by another process is still noticed within the quiet period plus the rechecks.
 /// On Linux the watches are one-shot (`IN_ONESHOT`) and set again when the quiet period ends,
 /// followed by one look: while they are off, writes cost the writer nothing for the monitor.
 final class ChangeMonitor: @unchecked Sendable {
@@ -52,6 +53,13 @@ final class ChangeMonitor: @unchecked Sendable {
     /// the shortest otherwise.
     static func nextQuietPeriod(previous: Int, sinceWatching: Int64) -> Int {
         sinceWatching < Int64(previous) ? min(previous * 2, longestQuietPeriod) : quietPeriod
+    }
+
+    /// The looks planned after a wake-up: all of ``recheckDelays`` after a pause; under a
+    /// steady stream of writes (a quiet period longer than the shortest) only those after the
+    /// quiet period, whose end brings a look of its own (Linux) or the next wake-up.
+    static func recheckDelays(quietLength: Int) -> [Int] {
+        quietLength > quietPeriod ? recheckDelays.filter { $0 > quietLength } : recheckDelays
     }
 
     init(paths: [String], dataVersion: @escaping @Sendable () -> Int64?, onChange: @escaping @Sendable () -> Void) {
@@ -130,7 +138,7 @@ final class ChangeMonitor: @unchecked Sendable {
         let sinceQuiet = Int64((now.uptimeNanoseconds &- quietUntil.uptimeNanoseconds) / 1_000_000)
         quietLength = Self.nextQuietPeriod(previous: quietLength, sinceWatching: wakePending ? 0 : sinceQuiet)
         quietUntil = now + .milliseconds(quietLength)
-        for delay in Self.recheckDelays {
+        for delay in Self.recheckDelays(quietLength: quietLength) {
             queue.asyncAfter(deadline: now + .milliseconds(delay)) { [weak self] in self?.runCheck(retrying: true) }
         }
     }
@@ -235,10 +243,10 @@ final class ChangeMonitor: @unchecked Sendable {
                 while read(inotify, &buffer, buffer.count) > 0 {}
                 if !quiet {
                     let base = Self.now()
-                    checks = Self.recheckDelays.map { base + Int64($0) }
                     quiet = true
                     quietLength = Self.nextQuietPeriod(previous: quietLength, sinceWatching: base - watchingSince)
                     quietUntil = base + Int64(quietLength)
+                    checks = Self.recheckDelays(quietLength: quietLength).map { base + Int64($0) }
                 }
             }
             if quiet && Self.now() >= quietUntil {
