@@ -17,6 +17,18 @@ struct Sizes {
     var northwindRounds = 50
     /// Timed rounds of the date-parser micro-benchmark.
     var dateParseRounds = 10
+    /// read-threads: find(id:) per thread and thread count.
+    var threadLookups = 20_000
+    /// read-latency(-async): rows of the long write transaction, and rounds.
+    var latencyRows = 200_000
+    var latencyRounds = 5
+    /// live-latency and live-external: commits observed.
+    var liveCommits = 200
+    var externalCommits = 100
+    /// live-overhead: one-row commits per round (synchronous FULL, NORMAL), and rounds.
+    var overheadCommitsFull = 100
+    var overheadCommitsNormal = 2_000
+    var overheadRounds = 20
 
     /// Only these workloads / contenders (for profiling one of them); nil = all.
     var onlyWorkloads: Set<String>?
@@ -28,7 +40,9 @@ struct Sizes {
     static let full = Sizes()
     static let quick = Sizes(insertCount: 5_000, tableRows: 10_000, lookups: 2_000, memoryRows: 100_000,
                              rounds: 3, warmups: 1, memoryRounds: 1, northwindRows: 2_000, northwindRounds: 3,
-                             dateParseRounds: 2)
+                             dateParseRounds: 2, threadLookups: 2_000, latencyRows: 20_000, latencyRounds: 1,
+                             liveCommits: 20, externalCommits: 10, overheadCommitsFull: 20, overheadCommitsNormal: 200,
+                             overheadRounds: 2)
 }
 
 /// Contender names, in the order of the report's columns. The first is the reference.
@@ -237,14 +251,15 @@ let memoryBudgetMiB = 64.0
 /// Builds the big table once, then for each mode and contender runs this executable again
 /// (`memory-child …`), so that each peak is that of a fresh process doing only that walk.
 func runMemoryWorkloads(sizes: Sizes, directory: URL) throws -> [MemoryResult] {
+    guard ["memory-each", "memory-cursor", "memory-update"].contains(where: sizes.wants) else { return [] }
     let path = directory.appendingPathComponent("memory.sqlite").path
     log("memory: populating \(sizes.memoryRows) rows")
     try createDatabase(at: path)
     try populateDatabase(at: path, count: sizes.memoryRows, seed: 0x3E3)
 
     var results: [MemoryResult] = []
-    for mode in ["each", "cursor"] {
-        for name in contenderNames {
+    for mode in ["each", "cursor"] where sizes.wants("memory-\(mode)") {
+        for name in contenderNames where sizes.onlyContenders?.contains(name) ?? true {
             let output = try runChild(["memory-child", path, name, mode, String(sizes.memoryRounds)])
             for line in output.split(separator: "\n") where line.hasPrefix("BENCH ") || line.hasPrefix("PEAKRSS ") {
                 print(line)
@@ -252,6 +267,8 @@ func runMemoryWorkloads(sizes: Sizes, directory: URL) throws -> [MemoryResult] {
             }
         }
     }
+    // Last: it changes the rows the walks read.
+    results += try runMemoryUpdates(path: path, sizes: sizes)
     return results
 }
 

@@ -3,29 +3,50 @@ import Foundation
 // ActiveObjects benchmarks.
 //
 //   Benchmarks [--quick] [--rounds N] [--no-memory]   timed workloads, then the memory walks
-//              [--only insert,fetch-all,find-id,each,northwind,northwind-text,date-parse]
-//              [--contenders raw-C,ActiveObjects,…] [--warmups N]   (subsets, e.g. to profile)
+//              [--only W,…]   workloads: insert, fetch-all, find-id, each, northwind,
+//                             northwind-text, date-parse, read-threads, read-latency,
+//                             read-latency-async, live-latency, live-external, live-overhead,
+//                             memory-each, memory-cursor, memory-update
+//              [--contenders raw-C,ActiveObjects,GRDB-pool,…] [--warmups N]   (subsets, e.g. to profile)
 //              [--svg PATH | --no-svg]               the ratio chart (default: Benchmarks/results.svg,
 //                                                    written by full runs only)
-//   Benchmarks [--quick] memory                        the memory walks only
+//   Benchmarks [--quick] memory                        the memory workloads only
 //   Benchmarks memory-child PATH CONTENDER each|cursor ROUNDS   (internal: one memory walk)
+//   Benchmarks memory-update-child PATH CONTENDER      (internal: one update walk)
+//   Benchmarks live-writer PATH COMMITS PERIOD_MS BASE (internal: the other process of live-external)
 //
 // stdout: one `BENCH <workload> <contender> <median_ms>` line per measurement, one
-// `DATEPARSE <parser> <ns_per_string>` line per date parser, one `PEAKRSS …` line per memory
-// walk, then markdown tables. Progress goes to stderr.
+// `DATEPARSE <parser> <ns_per_string>` line per date parser, `THROUGHPUT`, `LATENCY`, `LIVE` and
+// `OVERHEAD` lines for the concurrency and live-query workloads, one `PEAKRSS …` line per
+// memory workload, then markdown tables. Progress goes to stderr.
 
 /// Where the chart goes by default: `results.svg` next to this package's Package.swift.
 let defaultChartPath = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("results.svg").path
 
-func run(_ arguments: [String]) throws {
-    if arguments.first == "memory-child" {
+@MainActor
+func run(_ arguments: [String]) async throws {
+    switch arguments.first {
+    case "memory-child":
         guard arguments.count == 5, let rounds = Int(arguments[4]) else {
             throw BenchError("usage: memory-child PATH CONTENDER each|cursor ROUNDS")
         }
         try runMemoryChild(path: arguments[1], contenderName: arguments[2], mode: arguments[3], rounds: rounds)
         return
+    case "memory-update-child":
+        guard arguments.count == 3 else { throw BenchError("usage: memory-update-child PATH CONTENDER") }
+        try runMemoryUpdateChild(path: arguments[1], contenderName: arguments[2])
+        return
+    case "live-writer":
+        guard arguments.count == 5, let commits = Int(arguments[2]), let period = Int(arguments[3]),
+              let base = Int(arguments[4]) else {
+            throw BenchError("usage: live-writer PATH COMMITS PERIOD_MS BASE")
+        }
+        try runLiveWriter(path: arguments[1], commits: commits, period: period, base: base)
+        return
+    default:
+        break
     }
 
     var sizes = Sizes.full
@@ -47,6 +68,7 @@ func run(_ arguments: [String]) throws {
             sizes.rounds = rounds
             sizes.northwindRounds = rounds
             sizes.dateParseRounds = rounds
+            sizes.overheadRounds = rounds
         case "--only", "--contenders":
             index += 1
             guard index < arguments.count else { throw BenchError("\(arguments[index - 1]) needs a list") }
@@ -88,6 +110,13 @@ func run(_ arguments: [String]) throws {
         }
     }
     let report = timed.report
+    var concurrency = ConcurrencyResults()
+    var live = LiveResults()
+    if !memoryOnly {
+        (concurrency, live) = try await runConcurrencySection(sizes: sizes, directory: directory)
+        printConcurrencyLines(concurrency)
+        printLiveLines(live)
+    }
     var memory: [MemoryResult] = []
     if withMemory || memoryOnly {
         memory = try runMemoryWorkloads(sizes: sizes, directory: directory)
@@ -108,6 +137,8 @@ func run(_ arguments: [String]) throws {
             print("")
             printDateParseTable(timed.dateParsing, count: timed.dateStrings)
         }
+        printConcurrencyTables(concurrency, sizes: sizes)
+        printLiveTables(live, sizes: sizes)
         // The chart: by default only from a full run, so that a quick look does not replace it.
         let isFullRun = sizes.insertCount == Sizes.full.insertCount && sizes.onlyWorkloads == nil
             && sizes.onlyContenders == nil
@@ -123,7 +154,7 @@ func run(_ arguments: [String]) throws {
     }
     if !memory.isEmpty {
         print("")
-        print("Peak resident memory of a fresh process walking \(sizes.memoryRows) rows:")
+        print("Peak resident memory of a fresh process walking \(sizes.memoryRows) rows (memory-update: each row loaded, changed and saved, all in one transaction):")
         print("")
         printMemoryTable(memory)
     }
@@ -163,7 +194,7 @@ func runDescription() -> String {
 }
 
 do {
-    try run(Array(CommandLine.arguments.dropFirst()))
+    try await run(Array(CommandLine.arguments.dropFirst()))
 } catch {
     log("error: \(error)")
     exit(1)

@@ -19,6 +19,17 @@ import Darwin
 /// moment before the commit becomes visible, so after a wake-up it checks again a few times
 /// over the next ~150 ms. Where no file watch can be set up, it polls `data_version` every
 /// 50 ms instead.
+///
+/// Under a stream of commits (every commit writes the file) the monitor does not wake for
+/// each one: after a wake-up it ignores the file for a quiet period, then takes everything
+/// written meanwhile as one wake-up. The quiet period is ``quietPeriod`` milliseconds, and
+/// doubles (up to ``longestQuietPeriod``) while the file is written again as soon as it is
+/// watched again — a steady stream of commits — so that the monitor then wakes and takes the
+/// writer for a `data_version` look a few dozen times a second, whatever the commit rate (the
+/// looks planned right after a wake-up are then left to the end of the quiet period). A
+/// commit by another process is still noticed within the quiet period plus the rechecks.
+/// On Linux the watches are one-shot (`IN_ONESHOT`) and set again when the quiet period ends,
+/// followed by one look: while they are off, writes cost the writer nothing for the monitor.
 final class ChangeMonitor: @unchecked Sendable {
     // Safety of @unchecked Sendable: `stopped` is guarded by `lock`; the rest is immutable, or
     // touched only by the monitor's own thread (Linux) or serial queue (Apple).
@@ -32,6 +43,24 @@ final class ChangeMonitor: @unchecked Sendable {
     static let recheckDelays: [Int] = [0, 3, 15, 50, 150]
     /// The polling period where no file watch is possible.
     static let pollingInterval = 50
+    /// After a wake-up, how long file writes are left to pile up (one wake-up for all), in ms.
+    static let quietPeriod = 5
+    /// The longest quiet period, reached under a steady stream of writes, in ms.
+    static let longestQuietPeriod = 40
+
+    /// The quiet period after a wake-up: doubled when the file was written again within the
+    /// previous quiet period's length after watching resumed (writes keep coming), back to
+    /// the shortest otherwise.
+    static func nextQuietPeriod(previous: Int, sinceWatching: Int64) -> Int {
+        sinceWatching < Int64(previous) ? min(previous * 2, longestQuietPeriod) : quietPeriod
+    }
+
+    /// The looks planned after a wake-up: all of ``recheckDelays`` after a pause; under a
+    /// steady stream of writes (a quiet period longer than the shortest) only those after the
+    /// quiet period, whose end brings a look of its own (Linux) or the next wake-up.
+    static func recheckDelays(quietLength: Int) -> [Int] {
+        quietLength > quietPeriod ? recheckDelays.filter { $0 > quietLength } : recheckDelays
+    }
 
     init(paths: [String], dataVersion: @escaping @Sendable () -> Int64?, onChange: @escaping @Sendable () -> Void) {
         self.paths = paths
@@ -87,9 +116,30 @@ final class ChangeMonitor: @unchecked Sendable {
         }
     }
 
+    /// Until when file events only mark a wake-up as pending (see ``quietPeriod``).
+    private var quietUntil = DispatchTime.now()
+    private var quietLength = ChangeMonitor.quietPeriod
+    private var wakePending = false
+    private var retryPending = false
+
     private func fileWritten() {
-        for delay in Self.recheckDelays {
-            queue.asyncAfter(deadline: .now() + .milliseconds(delay)) { [weak self] in self?.runCheck(retrying: true) }
+        let now = DispatchTime.now()
+        if now < quietUntil {
+            if !wakePending {
+                wakePending = true
+                queue.asyncAfter(deadline: quietUntil) { [weak self] in
+                    guard let self else { return }
+                    wakePending = false
+                    fileWritten()
+                }
+            }
+            return
+        }
+        let sinceQuiet = Int64((now.uptimeNanoseconds &- quietUntil.uptimeNanoseconds) / 1_000_000)
+        quietLength = Self.nextQuietPeriod(previous: quietLength, sinceWatching: wakePending ? 0 : sinceQuiet)
+        quietUntil = now + .milliseconds(quietLength)
+        for delay in Self.recheckDelays(quietLength: quietLength) {
+            queue.asyncAfter(deadline: now + .milliseconds(delay)) { [weak self] in self?.runCheck(retrying: true) }
         }
     }
 
@@ -99,8 +149,14 @@ final class ChangeMonitor: @unchecked Sendable {
         case true?: onChange()
         case false?: break
         case nil:
-            if retrying {
-                queue.asyncAfter(deadline: .now() + .milliseconds(5)) { [weak self] in self?.runCheck(retrying: true) }
+            // The writer is busy: look again shortly — once, however many looks found it busy.
+            if retrying && !retryPending {
+                retryPending = true
+                queue.asyncAfter(deadline: .now() + .milliseconds(5)) { [weak self] in
+                    guard let self else { return }
+                    retryPending = false
+                    runCheck(retrying: true)
+                }
             }
         }
     }
@@ -120,26 +176,16 @@ final class ChangeMonitor: @unchecked Sendable {
 
     private func start() {
         inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        if inotify >= 0 {
-            var watched = 0
-            for path in paths where inotify_add_watch(inotify, path, UInt32(IN_MODIFY | IN_CLOSE_WRITE)) >= 0 {
-                watched += 1
-            }
-            if watched == 0 {
-                close(inotify)
-                inotify = -1
-            }
+        if inotify >= 0 && !addWatches() {
+            close(inotify)
+            inotify = -1
         }
         _ = pipeEnds.withUnsafeMutableBufferPointer { pipe($0.baseAddress!) }
         for end in pipeEnds {
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
         }
-        let thread = Thread { [self] in
-            Thread.current.name = "AO monitor"
-            run()
-        }
-        thread.start()
+        WorkerLane.startThread(named: "AO monitor") { [self] in run() }
     }
 
     private func wake() {
@@ -149,6 +195,16 @@ final class ChangeMonitor: @unchecked Sendable {
 
     private static func now() -> Int64 { Int64(DispatchTime.now().uptimeNanoseconds / 1_000_000) }
 
+    /// Watches every path for one write (the watch ends with its first event); false when no
+    /// path could be watched.
+    private func addWatches() -> Bool {
+        var watched = false
+        for path in paths where inotify_add_watch(inotify, path, UInt32(IN_MODIFY | IN_CLOSE_WRITE) | UInt32(IN_ONESHOT)) >= 0 {
+            watched = true
+        }
+        return watched
+    }
+
     private func run() {
         defer {
             if inotify >= 0 { close(inotify) }
@@ -157,14 +213,21 @@ final class ChangeMonitor: @unchecked Sendable {
         }
         var last = dataVersion()
         var checks: [Int64] = []   // due times, in ms
+        // While quiet (a wake-up less than a quiet period ago), the one-shot watches are off.
+        var quiet = false
+        var quietUntil: Int64 = 0
+        var quietLength = Self.quietPeriod
+        var watchingSince = Int64.min / 2
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !isStopped {
             let now = Self.now()
             var timeout: Int32 = -1
             if inotify < 0 {
                 timeout = Int32(Self.pollingInterval)
-            } else if let next = checks.min() {
-                timeout = Int32(clamping: max(0, next - now))
+            } else {
+                var next = checks.min()
+                if quiet { next = min(next ?? quietUntil, quietUntil) }
+                if let next { timeout = Int32(clamping: max(0, next - now)) }
             }
             var descriptors = [pollfd(fd: pipeEnds[0], events: Int16(POLLIN), revents: 0)]
             if inotify >= 0 { descriptors.append(pollfd(fd: inotify, events: Int16(POLLIN), revents: 0)) }
@@ -176,9 +239,22 @@ final class ChangeMonitor: @unchecked Sendable {
                 continue
             }
             if ready > 0 && descriptors[1].revents != 0 {
+                // A watched file was written (its watch is now off): one wake-up, then quiet.
                 while read(inotify, &buffer, buffer.count) > 0 {}
-                let base = Self.now()
-                checks = Self.recheckDelays.map { base + Int64($0) }
+                if !quiet {
+                    let base = Self.now()
+                    quiet = true
+                    quietLength = Self.nextQuietPeriod(previous: quietLength, sinceWatching: base - watchingSince)
+                    quietUntil = base + Int64(quietLength)
+                    checks = Self.recheckDelays(quietLength: quietLength).map { base + Int64($0) }
+                }
+            }
+            if quiet && Self.now() >= quietUntil {
+                // Watch again, and look once: what was written meanwhile went unseen.
+                quiet = false
+                _ = addWatches()
+                watchingSince = Self.now()
+                checks.append(watchingSince)
             }
             let due = Self.now()
             guard checks.contains(where: { $0 <= due }) else { continue }
@@ -186,7 +262,9 @@ final class ChangeMonitor: @unchecked Sendable {
             switch check(&last) {
             case true?: onChange()
             case false?: break
-            case nil: checks.append(due + 5)   // the writer is busy: look again shortly
+            case nil:
+                // The writer is busy: look again shortly — once, however many looks found it busy.
+                if !checks.contains(where: { $0 <= due + 5 }) { checks.append(due + 5) }
             }
         }
     }

@@ -4,13 +4,38 @@ import Foundation
 /// The live queries of one ``Database``: told about every commit of the writer (with the
 /// tables it changed) and about commits by other connections and processes (by the
 /// ``ChangeMonitor``), it asks the observations that may be affected to fetch again.
+///
+/// It keeps the tables each observation's last fetch read, and a count per table over all
+/// observations, so that a commit to tables nobody observes costs one lock and a lookup per
+/// written table — not a call into every observation; the answer for the last statement is
+/// kept until the observed tables change (cached statements come back with the same info).
+///
+/// Nothing holds the center weakly: a weak reference would give it a side table, and every
+/// retain of it (one per commit) would take the runtime's slow path.
 final class ObservationCenter: CommitSink, @unchecked Sendable {
-    // Safety of @unchecked Sendable: `entries`, `monitor` and `closed` are guarded by `lock`;
-    // `observing` is an atomic flag.
+    // Safety of @unchecked Sendable: `entries`, `tableCounts`, `unknownTables`, `monitor`,
+    // `link`, `closed` and the cached answer are guarded by `lock`; `observing` is an atomic flag.
     private let lock = NSLock()
-    private var entries: [ObjectIdentifier: any ObservationEntry] = [:]
+    private struct Registration {
+        let entry: any ObservationEntry
+        /// What the last fetch read; nil before the first fetch (every commit concerns it).
+        var tables: Set<String>?
+    }
+    private var entries: [ObjectIdentifier: Registration] = [:]
+    /// How many registrations read each table.
+    private var tableCounts: [String: Int] = [:]
+    /// How many registrations have not fetched yet.
+    private var unknownTables = 0
     private var monitor: ChangeMonitor?
+    /// How the monitor reaches the center; cut when the monitor stops.
+    private var link: MonitorLink?
     private var closed = false
+    /// The last single-statement commit checked, and whether it wrote an observed table;
+    /// valid while `tableCounts` and `unknownTables` stay as they were (`generation`).
+    private var lastInfo: StatementInfo?
+    private var lastInfoTouches = false
+    private var lastInfoGeneration = 0
+    private var generation = 1
     private let observing: UnsafeMutablePointer<CLong>
     /// Opens a monitor of other connections' commits, or nil when none can happen (in memory).
     private let makeMonitor: (@escaping @Sendable () -> Void) -> ChangeMonitor?
@@ -35,10 +60,15 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
     func add(_ entry: any ObservationEntry) -> Bool {
         let start: Bool = lock.withLock {
             guard !closed else { return false }
-            entries[ObjectIdentifier(entry)] = entry
+            if entries.updateValue(Registration(entry: entry, tables: nil), forKey: ObjectIdentifier(entry)) == nil {
+                unknownTables += 1
+                generation += 1
+            }
             activeobjects_atomic_store(observing, 1)
             if monitor == nil {
-                monitor = makeMonitor { [weak self] in self?.externalChange() }
+                let link = MonitorLink(self)
+                monitor = makeMonitor { link.changed() }
+                if monitor != nil { self.link = link } else { link.cut() }
             }
             return true
         }
@@ -47,51 +77,129 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
 
     /// Forgets an observation; the monitor stops with the last one.
     func remove(_ entry: any ObservationEntry) {
-        let stopped: ChangeMonitor? = lock.withLock {
-            guard entries.removeValue(forKey: ObjectIdentifier(entry)) != nil, entries.isEmpty else { return nil }
+        let stopped: (ChangeMonitor, MonitorLink?)? = lock.withLock {
+            guard let registration = entries.removeValue(forKey: ObjectIdentifier(entry)) else { return nil }
+            forget(registration.tables)
+            guard entries.isEmpty else { return nil }
             activeobjects_atomic_store(observing, 0)
-            defer { monitor = nil }
-            return monitor
+            defer {
+                monitor = nil
+                link = nil
+            }
+            return monitor.map { ($0, link) }
         }
-        stopped?.stop()
+        stopped?.1?.cut()
+        stopped?.0.stop()
     }
 
-    /// The writer committed: observations that read one of the changed tables fetch again.
-    func committed(_ statements: [StatementInfo]) {
-        var tables = Set<String>()
-        for info in statements { tables.formUnion(info.writtenTables) }
-        for entry in lock.withLock({ Array(entries.values) }) {
-            entry.tablesChanged(tables)
+    /// An observation's fetch read `tables`: later commits concern it when they write one.
+    func record(tables: Set<String>, for entry: any ObservationEntry) {
+        lock.withLock {
+            guard var registration = entries[ObjectIdentifier(entry)] else { return }
+            forget(registration.tables)
+            for table in tables { tableCounts[table, default: 0] += 1 }
+            generation += 1
+            registration.tables = tables
+            entries[ObjectIdentifier(entry)] = registration
         }
+    }
+
+    /// Takes a registration's tables out of the counts (under `lock`).
+    private func forget(_ tables: Set<String>?) {
+        generation += 1
+        guard let tables else {
+            unknownTables -= 1
+            return
+        }
+        for table in tables {
+            if let count = tableCounts[table], count > 1 { tableCounts[table] = count - 1 } else { tableCounts[table] = nil }
+        }
+    }
+
+    /// The writer committed: observations that read one of the changed tables (or have not
+    /// fetched yet) fetch again.
+    func committed(_ statements: [StatementInfo]) {
+        let concerned: [any ObservationEntry] = lock.withLock {
+            var touchesObserved = unknownTables > 0
+            if !touchesObserved {
+                if statements.count == 1, let info = lastInfo, info === statements[0], lastInfoGeneration == generation {
+                    touchesObserved = lastInfoTouches
+                } else {
+                    search: for info in statements {
+                        for table in info.writtenTables where tableCounts[table] != nil {
+                            touchesObserved = true
+                            break search
+                        }
+                    }
+                    if statements.count == 1 {
+                        lastInfo = statements[0]
+                        lastInfoTouches = touchesObserved
+                        lastInfoGeneration = generation
+                    }
+                }
+            }
+            guard touchesObserved else { return [] }
+            var changed = Set<String>()
+            for info in statements { changed.formUnion(info.writtenTables) }
+            return entries.values.compactMap { registration in
+                guard let tables = registration.tables else { return registration.entry }
+                return tables.isDisjoint(with: changed) ? nil : registration.entry
+            }
+        }
+        for entry in concerned { entry.tablesChanged() }
     }
 
     /// Another connection or process committed: every observation fetches again (it emits
     /// only if its result changed, since the tables are unknown).
     func externalChange() {
-        for entry in lock.withLock({ Array(entries.values) }) {
-            entry.externalChange()
+        for registration in lock.withLock({ Array(entries.values) }) {
+            registration.entry.externalChange()
         }
     }
 
     /// The database closed: every observation ends with ``ActiveObjectError/databaseClosed``.
     func close() {
-        let (all, stopped): ([any ObservationEntry], ChangeMonitor?) = lock.withLock {
+        let (all, stopped, cut): ([any ObservationEntry], ChangeMonitor?, MonitorLink?) = lock.withLock {
             closed = true
             activeobjects_atomic_store(observing, 0)
             defer {
                 entries.removeAll()
+                tableCounts.removeAll()
+                unknownTables = 0
+                generation += 1
+                lastInfo = nil
                 monitor = nil
+                link = nil
             }
-            return (Array(entries.values), monitor)
+            return (entries.values.map(\.entry), monitor, link)
         }
+        cut?.cut()
         stopped?.stop()
         for entry in all { entry.end(throwing: ActiveObjectError.databaseClosed) }
     }
 }
 
+/// How the change monitor calls the center: holds it strongly (no weak reference to the
+/// center, see ``ObservationCenter``) until the monitor stops, which breaks the cycle
+/// center → monitor → link → center.
+final class MonitorLink: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `center` is guarded by `lock`.
+    private let lock = NSLock()
+    private var center: ObservationCenter?
+
+    init(_ center: ObservationCenter) { self.center = center }
+
+    /// Another connection committed.
+    func changed() { lock.withLock { center }?.externalChange() }
+
+    /// The monitor stops: calls from now on do nothing.
+    func cut() { lock.withLock { center = nil } }
+}
+
 /// One running observation, as the center sees it.
 protocol ObservationEntry: AnyObject, Sendable {
-    func tablesChanged(_ tables: Set<String>)
+    /// A commit of this database wrote a table the last fetch read.
+    func tablesChanged()
     func externalChange()
     func end(throwing error: Error)
 }
@@ -115,8 +223,6 @@ final class Observation<Value>: ObservationEntry, @unchecked Sendable {
     private var pending = Reason.tables
     private var scheduled = false
     private var ended = false
-    /// What the last fetch read (nil before the first one).
-    private var tables: Set<String>?
     private var lastFingerprint: (value: UInt64, rows: Int)?
 
     init(database: Database, fetch: @escaping @Sendable () throws -> sending Value,
@@ -136,13 +242,7 @@ final class Observation<Value>: ObservationEntry, @unchecked Sendable {
         schedule()
     }
 
-    func tablesChanged(_ changed: Set<String>) {
-        let wanted: Bool = lock.withLock {
-            guard let tables else { return true }   // the first fetch is still to come
-            return !tables.isDisjoint(with: changed)
-        }
-        if wanted { request(.tables) }
-    }
+    func tablesChanged() { request(.tables) }
 
     func externalChange() { request(.external) }
 
@@ -187,11 +287,9 @@ final class Observation<Value>: ObservationEntry, @unchecked Sendable {
         defer { context.jobDatabase = nil }
         do {
             let (value, read, fingerprint) = try database.observedRead(fetch)
+            database.observations.record(tables: read, for: self)
             let emit: Bool = lock.withLock {
-                defer {
-                    tables = read
-                    lastFingerprint = fingerprint
-                }
+                defer { lastFingerprint = fingerprint }
                 guard !ended else { return false }
                 // Another process's commit emits only if the result changed.
                 return reason == .tables || lastFingerprint == nil || lastFingerprint! != fingerprint

@@ -8,19 +8,29 @@ import Foundation
 /// the writer appends). Every read starts a fresh read transaction, so it sees every commit
 /// that returned before it started: read-your-writes needs nothing else (no snapshot API).
 ///
+/// A thread gets back the idle connection it used last when there is one: its statements and
+/// pages are still warm in that thread's CPU cache, and threads reading at once do not keep
+/// trading connections (what one connection per thread gives hand-written code).
+///
 /// When every connection is leased, a read waits for one, at most the busy timeout (then
 /// SQLite's `busy` error). A thread that itself holds every leased connection (nested reads
 /// inside `each`, open cursors) would wait for itself forever: it gets a temporary extra
 /// connection instead, closed when given back.
 final class ReaderPool: @unchecked Sendable {
     // Safety of @unchecked Sendable: all mutable state is guarded by `condition`'s lock.
+    // `@exclusivity(unchecked)`: the lock already serializes every access, so the runtime's
+    // exclusivity checks (several per read) would only cost time.
     private let condition = NSCondition()
-    private var idle: [Connection] = []
+    /// Idle connections, and the token of the thread that used each last.
+    @exclusivity(unchecked) private var idle: [Connection] = []
+    @exclusivity(unchecked) private var idleHolders: [Int] = []
     /// Every open connection, leased or idle (for closing).
-    private var open: [Connection] = []
+    @exclusivity(unchecked) private var open: [Connection] = []
     /// Connections being opened right now (counted against the maximum).
-    private var opening = 0
-    private var isClosed = false
+    @exclusivity(unchecked) private var opening = 0
+    @exclusivity(unchecked) private var isClosed = false
+    /// Threads waiting for a connection (signalled only when there are some).
+    @exclusivity(unchecked) private var waiting = 0
     let maximumCount: Int
     private let makeConnection: () throws -> Connection
 
@@ -40,7 +50,19 @@ final class ReaderPool: @unchecked Sendable {
                 condition.unlock()
                 throw ActiveObjectError.databaseClosed
             }
-            if let connection = idle.popLast() {
+            if !idle.isEmpty {
+                // This thread's last connection, or else the one given back last.
+                var index = idle.count - 1
+                while index > 0 && idleHolders[index] != token { index -= 1 }
+                if idleHolders[index] != token { index = idle.count - 1 }
+                let connection: Connection
+                if index == idle.count - 1 {
+                    connection = idle.removeLast()
+                    idleHolders.removeLast()
+                } else {
+                    connection = idle.remove(at: index)
+                    idleHolders.remove(at: index)
+                }
                 connection.leaseHolder = token
                 condition.unlock()
                 return connection
@@ -56,7 +78,7 @@ final class ReaderPool: @unchecked Sendable {
                 } catch {
                     condition.lock()
                     opening -= 1
-                    condition.signal()
+                    if waiting > 0 { condition.signal() }
                     condition.unlock()
                     throw error
                 }
@@ -74,7 +96,10 @@ final class ReaderPool: @unchecked Sendable {
             }
             let limit = deadline ?? Date(timeIntervalSinceNow: Double(max(0, timeout)) / 1e9)
             deadline = limit
-            if !condition.wait(until: limit) && idle.isEmpty && !isClosed {
+            waiting += 1
+            let signalled = condition.wait(until: limit)
+            waiting -= 1
+            if !signalled && idle.isEmpty && !isClosed {
                 condition.unlock()
                 throw DatabaseError(
                     extendedResultCode: .busy,
@@ -87,6 +112,7 @@ final class ReaderPool: @unchecked Sendable {
     /// held all the others) are closed; so is everything once the pool is closed.
     func giveBack(_ connection: Connection) {
         condition.lock()
+        let holder = connection.leaseHolder
         connection.leaseHolder = 0
         if isClosed || open.count > maximumCount {
             open.removeAll { $0 === connection }
@@ -95,7 +121,8 @@ final class ReaderPool: @unchecked Sendable {
             return
         }
         idle.append(connection)
-        condition.signal()
+        idleHolders.append(holder)
+        if waiting > 0 { condition.signal() }
         condition.unlock()
     }
 
@@ -106,6 +133,7 @@ final class ReaderPool: @unchecked Sendable {
         isClosed = true
         let all = open
         idle.removeAll()
+        idleHolders.removeAll()
         condition.broadcast()
         condition.unlock()
         for connection in all {

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A few threads of our own that run the SQLite work of async calls, so that no thread of
 /// Swift's cooperative pool ever blocks waiting for a connection or running a query.
@@ -38,16 +41,42 @@ final class WorkerLane: @unchecked Sendable {
             condition.signal()
         } else if threadCount < maximumThreads {
             threadCount += 1
-            // Named from inside: on Linux a name set before `start()` does not stick, and
-            // names over 15 bytes are refused.
-            Thread { [self] in
-                Thread.current.name = name
-                work()
-            }.start()
+            Self.startThread(named: name) { [self] in work() }
         }
         condition.unlock()
         return true
     }
+
+    /// Starts a thread of our own named `name` (at most 15 bytes on Linux).
+    static func startThread(named name: String, _ body: @escaping @Sendable () -> Void) {
+        Thread {
+            nameCurrentThread(name)
+            body()
+        }.start()
+    }
+
+    /// Names the calling thread (debuggers, `top -H`, `/proc/…/comm`). On Linux the name goes
+    /// to the system thread directly: Foundation's `Thread.name`, set as a thread starts, can
+    /// miss it (it applies a name only once the `Thread` knows its system thread, which
+    /// `start()` records after the thread may already run), and the thread would keep the name
+    /// of the thread that started it.
+    static func nameCurrentThread(_ name: String) {
+        Thread.current.name = name
+        #if canImport(Glibc)
+        if let setName = systemSetThreadName {
+            _ = String(decoding: name.utf8.prefix(15), as: UTF8.self).withCString { setName(pthread_self(), $0) }
+        }
+        #endif
+    }
+
+    #if canImport(Glibc)
+    /// glibc's `pthread_setname_np`, which the Glibc module does not export (it needs
+    /// `_GNU_SOURCE`): looked up once at run time.
+    private static let systemSetThreadName: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32)? = {
+        guard let symbol = dlsym(nil, "pthread_setname_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (pthread_t, UnsafePointer<CChar>) -> Int32).self)
+    }()
+    #endif
 
     /// Lets the threads finish the queued jobs, then end. Later submissions are refused.
     func stop() {

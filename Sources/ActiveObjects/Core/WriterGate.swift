@@ -68,7 +68,8 @@ final class WriterGate: @unchecked Sendable {
     func release() {
         depth -= 1
         guard depth == 0 else { return }
-        pinned = !connection.isAutocommit && connection.transactionDepth == 0
+        // Under the connection's lock: `close()` from another thread may be closing it.
+        pinned = connection.lock.withLock { !connection.isAutocommit && connection.transactionDepth == 0 }
         if !pinned {
             activeobjects_atomic_store(owner, 0)
             lock.unlock()
