@@ -44,35 +44,45 @@ open class ActiveObject: CustomStringConvertible, Identifiable {
     @exclusivity(unchecked) private var insertFate: TransactionFate?
 
     /// The value of ``id`` (settled first: an insert rolled back since leaves nil).
-    var rowID: Int64? {
+    final var rowID: Int64? {
         get { settleInsert(); return rowIDStorage }
         set { settleInsert(); rowIDStorage = newValue }
     }
 
     /// Where the object stands with respect to its row; decides what `save()` does.
-    var recordState: RecordState {
+    final var recordState: RecordState {
         get { settleInsert(); return recordStateStorage }
         set { settleInsert(); recordStateStorage = newValue }
     }
 
     /// The rowid of the row the object was last loaded from or saved to (while `persisted`):
     /// an `id` that differs was set by hand.
-    var persistedRowID: Int64? {
+    final var persistedRowID: Int64? {
         get { settleInsert(); return persistedRowIDStorage }
         set { settleInsert(); persistedRowIDStorage = newValue }
+    }
+
+    /// Marks the object as holding the row `rowID` in `state`, as a fetch leaves it: one
+    /// settling of a pending insert, then three stores (a fetch's per-row bookkeeping).
+    @inline(__always)
+    final func markLoaded(rowID: Int64?, state: RecordState) {
+        settleInsert()
+        rowIDStorage = rowID
+        persistedRowIDStorage = rowID
+        recordStateStorage = state
     }
 
     /// Records that the object, new until now, was just inserted inside a transaction level
     /// whose fate is `fate`: if that level (or one enclosing it) rolls back, the object
     /// becomes new again the next time it is looked at. No log entry, no weak reference.
-    func insertedPending(_ fate: TransactionFate) {
+    final func insertedPending(_ fate: TransactionFate) {
         settleInsert()
         insertFate = fate
     }
 
     /// Applies the outcome of a pending insert's transaction, once it is known.
     @inline(__always)
-    func settleInsert() {
+    final func settleInsert() {
         guard let fate = insertFate else { return }
         switch fate.outcome {
         case .open, .released: return

@@ -118,9 +118,7 @@ struct ObjectLoader {
             // assigning one later writes it.
             for accessor in schema.accessors { accessor.setState(.clean, in: base) }
         }
-        object.id = rowID
-        object.persistedRowID = rowID
-        object.recordState = state(rowID: rowID)
+        object.markLoaded(rowID: rowID, state: state(rowID: rowID))
     }
 
     /// A loaded object's state: it holds its row when the result named it.
@@ -155,8 +153,6 @@ struct ObjectLoader {
                 accessor.setState(.clean, in: base)
             }
         }
-        object.id = rowID
-        object.persistedRowID = rowID
-        object.recordState = state(rowID: rowID)
+        object.markLoaded(rowID: rowID, state: state(rowID: rowID))
     }
 }
