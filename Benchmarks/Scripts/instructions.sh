@@ -15,8 +15,8 @@ contenders="${2:-raw-C,ActiveObjects,GRDB-Codable,GRDB-hand}"
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 # --quick sizes: insert 5,000 objects; table 10,000 rows; 2,000 lookups; 2,000 Northwind orders.
-declare -A rows=([insert]=5000 [fetch-all]=10000 [find-id]=2000 [each]=10000 [northwind]=2000 [northwind-text]=2000)
-declare -A method=([insert]='Contender.insert' [fetch-all]='Contender.fetchAll' [find-id]='Contender.find'
+declare -A rows=([insert]=5000 [insert-all]=5000 [fetch-all]=10000 [find-id]=2000 [each]=10000 [northwind]=2000 [northwind-text]=2000)
+declare -A method=([insert]='Contender.insert(' [insert-all]='Contender.insertAll(' [fetch-all]='Contender.fetchAll' [find-id]='Contender.find'
                    [each]='Contender.each' [northwind]='Contender.fetchOrders()' [northwind-text]='Contender.fetchOrdersAsText')
 for w in ${workloads//,/ }; do
   for c in ${contenders//,/ }; do

@@ -63,6 +63,25 @@ final class ActiveObjectsContender: Contender {
         return checksum
     }
 
+    func insertAll(_ seeds: [ItemSeed]) throws -> Int {
+        let items = seeds.map { seed in
+            let item = Item()
+            item.intA = seed.intA
+            item.intB = seed.intB
+            item.intC = seed.intC
+            item.realA = seed.realA
+            item.realB = seed.realB
+            item.textA = seed.textA
+            item.textB = seed.textB
+            item.textC = seed.textC
+            item.note = seed.note
+            item.active = seed.active
+            return item
+        }
+        try Item.insertAll(items)
+        return items.reduce(0) { $0 &+ Int($1.id!) }
+    }
+
     func fetchAll() throws -> Int {
         let items = try Item.findAll()
         return items.reduce(0) { $0 &+ Self.checksum($1) }

@@ -154,6 +154,16 @@ func runTimedWorkloads(sizes: Sizes, directory: URL) throws -> TimedResults {
                     },
                     body: { try $0.insert(insertSeeds) })
 
+    // (1b) insertAll: the same objects with the library's batch insert (multi-row INSERTs in one
+    // transaction), against C and GRDB inserting one prepared statement at a time.
+    if sizes.wants("insert-all") { log("insertAll \(sizes.insertCount) objects (C and GRDB: one statement at a time)") }
+    try runWorkload("insert-all", contenders: contenders, sizes: sizes, report: &report,
+                    prepare: { contender in
+                        try contender.execute("DELETE FROM item")
+                        try contender.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                    },
+                    body: { try $0.insertAll(insertSeeds) })
+
     // The read workloads share one populated table per contender.
     if ["fetch-all", "find-id", "each"].contains(where: sizes.wants) {
         log("populating \(sizes.tableRows) rows per database")

@@ -3,7 +3,7 @@ import Foundation
 // ActiveObjects benchmarks.
 //
 //   Benchmarks [--quick] [--rounds N] [--no-memory]   timed workloads, then the memory walks
-//              [--only W,…]   workloads: insert, fetch-all, find-id, each, northwind,
+//              [--only W,…]   workloads: insert, insert-all, fetch-all, find-id, each, northwind,
 //                             northwind-text, date-parse, read-threads, read-latency,
 //                             read-latency-async, live-latency, live-external, live-overhead,
 //                             memory-each, memory-cursor, memory-update
@@ -171,6 +171,7 @@ func chartCaptions(_ sizes: Sizes) -> [String: String] {
     }
     return [
         "insert": "\(thousands(sizes.insertCount)) saves\nin 1 transaction",
+        "insert-all": "\(thousands(sizes.insertCount)) objects\ninsertAll (C: 1 by 1)",
         "fetch-all": "\(thousands(sizes.tableRows)) rows\ninto an array",
         "find-id": "\(thousands(sizes.lookups))\nfind(id:)",
         "each": "\(thousands(sizes.tableRows)) rows\nthrough a closure",

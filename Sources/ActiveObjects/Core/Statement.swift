@@ -16,6 +16,8 @@ final class Statement {
     let info: StatementInfo
     /// Whether a large TEXT or BLOB is bound (SQLite keeps its own copy until rebound).
     @exclusivity(unchecked) private var holdsLargeBinding = false
+    /// Where the texts bound to this statement are copied (created on the first one).
+    @exclusivity(unchecked) private var textArena: TextArena?
     /// From this many bytes on, a bound value is released by `reset()` rather than kept
     /// until the statement's next use.
     private static let largeBindingBytes = 4 * 1024
@@ -106,6 +108,13 @@ final class Statement {
             guard let base = bytes.baseAddress, bytes.count > 0 else {
                 return sqlite3_bind_text(handle, index, "", 0, activeobjects_transient())
             }
+            if bytes.count <= TextArena.longestText {
+                // SQLITE_STATIC: SQLite reads the copy in the statement's own arena.
+                let arena = textArena ?? makeTextArena()
+                if let borrowed = arena.copy(bytes) {
+                    return sqlite3_bind_text64(handle, index, borrowed, UInt64(bytes.count), nil, UInt8(SQLITE_UTF8))
+                }
+            }
             if bytes.count >= Self.largeBindingBytes { holdsLargeBinding = true }
             return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { chars in
                 sqlite3_bind_text64(handle, index, chars, UInt64(bytes.count),
@@ -113,6 +122,12 @@ final class Statement {
             }
         }
         try check(code)
+    }
+
+    private func makeTextArena() -> TextArena {
+        let arena = TextArena()
+        textArena = arena
+        return arena
     }
 
     func bind(blob data: Data, at index: Int32) throws {
@@ -151,7 +166,8 @@ final class Statement {
         }
     }
 
-    /// Resets the statement, ending any read transaction it held, and clears large bindings.
+    /// Resets the statement, ending any read transaction it held, clears large bindings, and
+    /// gives its text arena back to the next execution.
     ///
     /// `sqlite3_reset` keeps the bindings (https://www.sqlite.org/c3ref/reset.html). A stale
     /// value can never reach the next execution, because ``bind(_:)`` requires a value for
@@ -162,6 +178,7 @@ final class Statement {
     func reset() {
         guard let handle = sqliteStatement, connection.sqliteConnection != nil else { return }
         sqlite3_reset(handle)
+        textArena?.reset()
         if holdsLargeBinding {
             sqlite3_clear_bindings(handle)
             holdsLargeBinding = false

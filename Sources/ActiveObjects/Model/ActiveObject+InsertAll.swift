@@ -16,8 +16,34 @@ extension ActiveRecord where Self: ActiveObject {
     ///   ``ActiveObjectError/invalidValue(table:column:reason:)``; ``DatabaseError``
     ///   (constraints…); ``ActiveObjectError/misuse(_:)`` inside `db.read`.
     public static func insertAll(_ objects: [Self]) throws {
+        try ActiveObject.insertObjects(upcast(objects), of: self)
+    }
+
+    /// Async form of ``insertAll(_:)``: the hooks run and the values are read on the caller's
+    /// actor; the inserts run on the writer thread; the ids are set back on the caller's actor.
+    /// - Throws: as ``insertAll(_:)``.
+    nonisolated(nonsending) public static func insertAll(_ objects: [Self]) async throws {
+        try await ActiveObject.insertObjects(upcast(objects), of: self)
+    }
+
+    /// `objects` as an array of the base class, without visiting them: the compiler's upcast of
+    /// an array of a generic subclass casts element by element (a cost per object comparable to
+    /// binding a column). Both arrays hold the same strong references in the same layout, and
+    /// every element of `[Self]` is an `ActiveObject` (`Self: ActiveObject`), so reinterpreting
+    /// the array is sound.
+    private static func upcast(_ objects: [Self]) -> [ActiveObject] {
+        unsafeBitCast(objects, to: [ActiveObject].self)
+    }
+}
+
+// The work itself is not generic: a generic static method of a protocol extension is not
+// specialized for the caller's model outside this module, and walking `[Self]` through
+// witness tables cost more per object than the INSERT itself.
+extension ActiveObject {
+    /// ``ActiveRecord/insertAll(_:)`` for objects of `model`.
+    static func insertObjects(_ objects: [ActiveObject], of model: ActiveObject.Type) throws {
         guard !objects.isEmpty else { return }
-        let (schema, database) = try prepareInsertAll(objects)
+        let (schema, database) = try prepareInsert(objects, of: model)
         let context = schema.context(in: database)
         let sql = schema.sql(in: database)
         let batch = BatchInsert(schema: schema, sql: sql, ids: insertedIDs(objects, schema)) { statement, row, first in
@@ -35,16 +61,13 @@ extension ActiveRecord where Self: ActiveObject {
         }
         // Only once the COMMIT succeeded (a deferred foreign key fails there, after every
         // INSERT went through): until then the objects stay new.
-        for (object, id) in zip(objects, ids) { object.markPersisted(schema: schema, rowID: id) }
-        for object in objects { object.didSave() }
+        finishInsert(objects, ids: ids, schema: schema)
     }
 
-    /// Async form of ``insertAll(_:)``: the hooks run and the values are read on the caller's
-    /// actor; the inserts run on the writer thread; the ids are set back on the caller's actor.
-    /// - Throws: as ``insertAll(_:)``.
-    nonisolated(nonsending) public static func insertAll(_ objects: [Self]) async throws {
+    /// The async form of ``insertObjects(_:of:)``.
+    nonisolated(nonsending) static func insertObjects(_ objects: [ActiveObject], of model: ActiveObject.Type) async throws {
         guard !objects.isEmpty else { return }
-        let (schema, database) = try prepareInsertAll(objects)
+        let (schema, database) = try prepareInsert(objects, of: model)
         let context = schema.context(in: database)
         let sql = schema.sql(in: database)
         let rows = try objects.map { try $0.encodedValues(schema: schema, context: context) }
@@ -57,32 +80,54 @@ extension ActiveRecord where Self: ActiveObject {
                 return try database.withWriter { try batch.run(on: $0) }
             }
         }
-        for (object, id) in zip(objects, inserted) { object.markPersisted(schema: schema, rowID: id) }
-        for object in objects { object.didSave() }
+        finishInsert(objects, ids: inserted, schema: schema)
     }
 
     /// Checks that the objects are new and distinct, then runs their validation and
     /// `willSave()` hooks.
-    private static func prepareInsertAll(_ objects: [Self]) throws -> (ModelSchema, Database) {
-        let schema = try ModelSchema.of(self)
-        guard let database = resolvedDatabase else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
-        var seen = Set<ObjectIdentifier>()
-        for (index, object) in objects.enumerated() {
-            guard seen.insert(ObjectIdentifier(object)).inserted else {
-                throw ActiveObjectError.invalidArgument("insertAll: object \(index) appears twice in the list")
-            }
-            guard object.recordState == .new || object.recordState == .keyless else {
+    private static func prepareInsert(_ objects: [ActiveObject], of model: ActiveObject.Type) throws -> (ModelSchema, Database) {
+        let schema = try ModelSchema.of(model)
+        guard let database = model.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
+        if let (first, second) = firstRepetition(in: objects) {
+            throw ActiveObjectError.invalidArgument("insertAll: objects \(first) and \(second) are the same object")
+        }
+        // One pass over the objects (each visited once while it is in the cache).
+        for index in objects.indices {
+            let object = objects[index]
+            let state = object.recordState
+            guard state == .new || state == .keyless else {
                 throw ActiveObjectError.invalidArgument(
                     "insertAll inserts new objects: object \(index) already holds a row of \(schema.tableName) (save() it instead)")
             }
+            try object.runSaveHooks()
         }
-        for object in objects { try object.runSaveHooks() }
         return (schema, database)
+    }
+
+    /// The positions of the first object that appears twice in `objects`, if any. Sorting the
+    /// addresses costs a fraction of hashing each object into a set.
+    private static func firstRepetition(in objects: [ActiveObject]) -> (Int, Int)? {
+        var addresses = objects.map { UInt(bitPattern: ObjectIdentifier($0)) }
+        addresses.sort()
+        var repeated: UInt?
+        for index in addresses.indices.dropFirst() where addresses[index] == addresses[index - 1] {
+            repeated = addresses[index]
+            break
+        }
+        guard let repeated else { return nil }
+        let positions = objects.indices.filter { UInt(bitPattern: ObjectIdentifier(objects[$0])) == repeated }
+        return (positions[0], positions[1])
+    }
+
+    /// Marks the inserted objects persisted with their ids, then runs their `didSave()`.
+    private static func finishInsert(_ objects: [ActiveObject], ids: [Int64?], schema: ModelSchema) {
+        for index in objects.indices { objects[index].markPersisted(schema: schema, rowID: ids[index]) }
+        for object in objects { object.didSave() }
     }
 }
 
 /// The ids an insert writes explicitly: those set by hand on the objects of a rowid model.
-private func insertedIDs(_ objects: [some ActiveObject], _ schema: ModelSchema) -> [Int64?] {
+private func insertedIDs(_ objects: [ActiveObject], _ schema: ModelSchema) -> [Int64?] {
     guard case .rowID = schema.key else { return Array(repeating: nil, count: objects.count) }
     return objects.map(\.id)
 }

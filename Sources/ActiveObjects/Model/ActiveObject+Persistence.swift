@@ -29,16 +29,18 @@ extension ActiveObject {
     /// - Throws: ``ActiveObjectError/invalidValue(table:column:reason:)`` for a value that
     ///   cannot be stored (nothing has run: the caller's statement is reset).
     func bindColumns(to statement: Statement, schema: ModelSchema, context: ValueContext, first: Int32 = 1) throws {
-        try withUnsafeObjectPointer { base in
-            for (slot, accessor) in schema.accessors.enumerated() {
-                do {
-                    try accessor.bind(from: base, to: statement, at: first + Int32(slot), context: context)
-                } catch let error as DatabaseError {
-                    throw error
-                } catch {
-                    throw ActiveObjectError.invalidValue(table: schema.tableName, column: schema.columns[slot].name,
-                                                         reason: "\(error)")
-                }
+        // No closure: `self` is alive for the whole call (it is the receiver), and the loop
+        // stays free of captured state and reference counting.
+        let base = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
+        let accessors = schema.accessors
+        for slot in accessors.indices {
+            do {
+                try accessors[slot].bind(from: base, to: statement, at: first + Int32(slot), context: context)
+            } catch let error as DatabaseError {
+                throw error
+            } catch {
+                throw ActiveObjectError.invalidValue(table: schema.tableName, column: schema.columns[slot].name,
+                                                     reason: "\(error)")
             }
         }
     }
@@ -71,9 +73,7 @@ extension ActiveObject {
         withUnsafeObjectPointer { base in
             for accessor in schema.accessors { accessor.setState(.clean, in: base) }
         }
-        id = rowID
-        persistedRowID = rowID
-        recordState = .persisted
+        markLoaded(rowID: rowID, state: .persisted)
     }
 
     /// True when a property differs from what was last loaded or saved (for a new object:

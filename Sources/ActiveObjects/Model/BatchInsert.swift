@@ -32,26 +32,24 @@ struct BatchInsert {
     }
 
     private func insert(_ rows: [Int], explicitIDs: Bool, on connection: Connection, into result: inout [Int64?]) throws {
-        let columns = schema.columns.map(\.quotedName) + (explicitIDs ? [sql.idExpression] : [])
+        let columnCount = schema.columns.count + (explicitIDs ? 1 : 0)
         guard !schema.columns.isEmpty else {
             // No column: one DEFAULT VALUES insert per row.
             for row in rows { result[row] = try insertOne(row, explicitID: explicitIDs, on: connection) }
             return
         }
         let variableLimit = Int(connection.setLimit(SQLITE_LIMIT_VARIABLE_NUMBER, -1))
-        let perStatement = max(1, min(Self.maximumRowsPerStatement, variableLimit / columns.count))
-        let layout = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
-        let prefix = "INSERT INTO \(schema.quotedTable) (\(columns.joined(separator: ", "))) VALUES "
+        let perStatement = max(1, min(Self.maximumRowsPerStatement, variableLimit / columnCount))
         let track = !explicitIDs && sql.hasRowID
         // The writer is ours for the whole transaction: nothing else inserts between chunks.
         var before = track ? try nextRowIDBase(on: connection) : 0
         var start = 0
         while start < rows.count {
             let chunk = rows[start..<min(start + perStatement, rows.count)]
-            let statementSQL = prefix + Array(repeating: layout, count: chunk.count).joined(separator: ", ")
+            let statementSQL = sql.batchInsertSQL(rows: chunk.count, explicitIDs: explicitIDs)
             try connection.withStatement(statementSQL, binding: { statement in
                 for (position, row) in chunk.enumerated() {
-                    let first = Int32(position * columns.count + 1)
+                    let first = Int32(position * columnCount + 1)
                     try bind(statement, row, first)
                     if explicitIDs, let id = ids[row] {
                         try statement.bind(.integer(id), at: first + Int32(schema.columns.count))

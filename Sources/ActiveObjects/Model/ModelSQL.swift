@@ -20,7 +20,8 @@ enum KeyShape: Equatable {
 /// natural and composite keys. Every SELECT starts with the id expression (the rowid, or
 /// `NULL` for `WITHOUT ROWID` tables), then the columns in slot order.
 final class ModelSQL: @unchecked Sendable {
-    // Safety of @unchecked Sendable: immutable after init, except `updates`, guarded by `lock`.
+    // Safety of @unchecked Sendable: immutable after init, except `updates` and
+    // `batchInserts`, guarded by `lock`.
     let hasRowID: Bool
     /// The quoted id expression in SELECTs: the rowid column, `"rowid"`, or `NULL`.
     let idExpression: String
@@ -49,6 +50,13 @@ final class ModelSQL: @unchecked Sendable {
     private let columnNames: [String]
     private let lock = NSLock()
     private var updates: [[Int]: SharedSQL] = [:]
+    private var batchInserts: [BatchShape: SharedSQL] = [:]
+
+    /// The shape of a multi-row INSERT: its row count, and whether it writes the rowid too.
+    private struct BatchShape: Hashable {
+        let rows: Int
+        let explicitIDs: Bool
+    }
 
     init(table quotedTable: String, columns names: [String], key: KeyShape, hasRowID: Bool) {
         self.quotedTable = quotedTable
@@ -105,6 +113,23 @@ final class ModelSQL: @unchecked Sendable {
         if columns.isEmpty { return "INSERT INTO \(table) DEFAULT VALUES" }
         let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
         return "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(marks))"
+    }
+
+    /// `INSERT INTO "t" ("a", "b"[, id]) VALUES (?, ?), (?, ?)…` with `rows` rows, the id
+    /// column last when `explicitIDs`; cached, so that every full chunk of ``BatchInsert`` finds
+    /// its statement without hashing kilobytes of SQL (the last 16 shapes are kept).
+    func batchInsertSQL(rows: Int, explicitIDs: Bool) -> SharedSQL {
+        let shape = BatchShape(rows: rows, explicitIDs: explicitIDs)
+        lock.lock()
+        defer { lock.unlock() }
+        if let sql = batchInserts[shape] { return sql }
+        let columns = columnNames + (explicitIDs ? [idExpression] : [])
+        let row = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        let sql = SharedSQL("INSERT INTO \(quotedTable) (\(columns.joined(separator: ", "))) VALUES "
+            + Array(repeating: row, count: rows).joined(separator: ", "))
+        if batchInserts.count >= 16 { batchInserts.removeAll() }
+        batchInserts[shape] = sql
+        return sql
     }
 
     /// `UPDATE "t" SET "a" = ?, "b" = ? WHERE <key>` for the given slots, cached (the first
