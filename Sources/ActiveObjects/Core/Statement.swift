@@ -101,25 +101,38 @@ final class Statement {
     }
 
     func bind(text: String, at index: Int32) throws {
-        let handle = try handle()
         var text = text
-        let code = text.withUTF8 { bytes in
-            // An empty buffer has no base address; "" keeps the value TEXT, not NULL.
-            guard let base = bytes.baseAddress, bytes.count > 0 else {
-                return sqlite3_bind_text(handle, index, "", 0, activeobjects_transient())
+        try text.withUTF8 { try bind(utf8: $0, at: index) }
+    }
+
+    /// Binds `text` (at `pointer`) without copying the string first: the common case of a
+    /// model's `String` property, bound straight from the object's memory.
+    @inline(__always)
+    func bind(textAt pointer: UnsafePointer<String>, at index: Int32) throws {
+        if let bound = try pointer.pointee.utf8.withContiguousStorageIfAvailable({ try bind(utf8: $0, at: index) }) {
+            return bound
+        }
+        try bind(text: pointer.pointee, at: index)
+    }
+
+    /// Binds UTF-8 bytes as TEXT: copied into the statement's arena (bound `SQLITE_STATIC`),
+    /// or, when long, into SQLite's own copy.
+    private func bind(utf8 bytes: UnsafeBufferPointer<UInt8>, at index: Int32) throws {
+        let handle = try handle()
+        // An empty buffer has no base address; "" keeps the value TEXT, not NULL.
+        guard let base = bytes.baseAddress, bytes.count > 0 else {
+            return try check(sqlite3_bind_text(handle, index, "", 0, activeobjects_transient()))
+        }
+        if bytes.count <= TextArena.longestText {
+            // SQLITE_STATIC: SQLite reads the copy in the statement's own arena.
+            let arena = textArena ?? makeTextArena()
+            if let borrowed = arena.copy(bytes) {
+                return try check(sqlite3_bind_text64(handle, index, borrowed, UInt64(bytes.count), nil, UInt8(SQLITE_UTF8)))
             }
-            if bytes.count <= TextArena.longestText {
-                // SQLITE_STATIC: SQLite reads the copy in the statement's own arena.
-                let arena = textArena ?? makeTextArena()
-                if let borrowed = arena.copy(bytes) {
-                    return sqlite3_bind_text64(handle, index, borrowed, UInt64(bytes.count), nil, UInt8(SQLITE_UTF8))
-                }
-            }
-            if bytes.count >= Self.largeBindingBytes { holdsLargeBinding = true }
-            return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { chars in
-                sqlite3_bind_text64(handle, index, chars, UInt64(bytes.count),
-                                    activeobjects_transient(), UInt8(SQLITE_UTF8))
-            }
+        }
+        if bytes.count >= Self.largeBindingBytes { holdsLargeBinding = true }
+        let code = base.withMemoryRebound(to: CChar.self, capacity: bytes.count) { chars in
+            sqlite3_bind_text64(handle, index, chars, UInt64(bytes.count), activeobjects_transient(), UInt8(SQLITE_UTF8))
         }
         try check(code)
     }

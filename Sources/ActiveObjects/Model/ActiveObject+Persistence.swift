@@ -32,10 +32,13 @@ extension ActiveObject {
         // No closure: `self` is alive for the whole call (it is the receiver), and the loop
         // stays free of captured state and reference counting.
         let base = UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque())
-        let accessors = schema.accessors
-        for slot in accessors.indices {
+        // The schema's steps are plain values: no retain of an accessor per column.
+        let steps = schema.canonicalSteps
+        for slot in steps.indices {
             do {
-                try accessors[slot].bind(from: base, to: statement, at: first + Int32(slot), context: context)
+                let index = first + Int32(slot)
+                if try statement.bindNative(steps[slot].nativeType, at: base + steps[slot].valueOffset, to: index) { continue }
+                try statement.bind(try schema.accessors[slot].encode(from: base, context: context), at: index)
             } catch let error as DatabaseError {
                 throw error
             } catch {

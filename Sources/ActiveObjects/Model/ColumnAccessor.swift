@@ -78,39 +78,6 @@ class ColumnAccessor {
         return try encodeSlowly(from: pointer, context: context)
     }
 
-    /// Binds the property's value to parameter `index` of `statement`: the common types go
-    /// straight from the property's memory to `sqlite3_bind_*` (no ``DatabaseValue``, no
-    /// retain of the string); the others through ``encode(from:context:)``.
-    /// - Throws: what ``encode(from:context:)`` throws (NaN…); ``DatabaseError`` from SQLite.
-    @inline(__always)
-    final func bind(from object: UnsafeRawPointer, to statement: Statement, at index: Int32, context: ValueContext) throws {
-        let pointer = object + valueOffset
-        switch nativeType {
-        case .int: return try statement.bind(Int64(pointer.assumingMemoryBound(to: Int.self).pointee), at: index)
-        case .int64: return try statement.bind(pointer.assumingMemoryBound(to: Int64.self).pointee, at: index)
-        case .bool: return try statement.bind(Int64(pointer.assumingMemoryBound(to: Bool.self).pointee ? 1 : 0), at: index)
-        case .string: return try statement.bind(text: pointer.assumingMemoryBound(to: String.self).pointee, at: index)
-        case .double:
-            let real = pointer.assumingMemoryBound(to: Double.self).pointee
-            if !real.isNaN { return try statement.bind(real, at: index) }
-        case .optionalInt:
-            guard let int = pointer.assumingMemoryBound(to: Int?.self).pointee else { return try statement.bindNull(at: index) }
-            return try statement.bind(Int64(int), at: index)
-        case .optionalInt64:
-            guard let int = pointer.assumingMemoryBound(to: Int64?.self).pointee else { return try statement.bindNull(at: index) }
-            return try statement.bind(int, at: index)
-        case .optionalString:
-            guard let text = pointer.assumingMemoryBound(to: String?.self).pointee else { return try statement.bindNull(at: index) }
-            return try statement.bind(text: text, at: index)
-        case .optionalDouble:
-            guard let real = pointer.assumingMemoryBound(to: Double?.self).pointee else { return try statement.bindNull(at: index) }
-            if !real.isNaN { return try statement.bind(real, at: index) }
-        default:
-            break
-        }
-        try statement.bind(try encode(from: object, context: context), at: index)
-    }
-
     /// The generic conversion into the value at `pointer`; false when it does not fit.
     func loadSlowly(_ value: DatabaseValue, into pointer: UnsafeMutableRawPointer, context: ValueContext) -> Bool {
         fatalError("abstract")

@@ -50,7 +50,8 @@ final class ModelSchema: @unchecked Sendable {
     /// Whether the model declares a `WITHOUT ROWID` table.
     let declaresWithoutRowID: Bool
 
-    /// How to load the model's own SELECTs, where slot `i` is result column `i + 1`.
+    /// How to load the model's own SELECTs, where slot `i` is result column `i + 1`; also how
+    /// to bind its columns (slot `i` to parameter `i + 1`, plus an offset).
     let canonicalSteps: [LoadStep]
     /// The SQL for the table layout the model declares.
     let declaredSQL: ModelSQL
