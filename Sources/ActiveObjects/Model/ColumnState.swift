@@ -25,11 +25,16 @@ enum ColumnState {
 
 /// The value a property had before its first assignment since the last load or save. Boxed:
 /// only the properties of loaded objects that are changed pay for it.
+///
+/// Its initializer is inlinable, so the setter of every `@Column` property is visible code
+/// to the compiler (no opaque call inside the property's write access): in the module that
+/// declares a model, the optimizer can then prove that no two accesses to a column property
+/// overlap and drop their dynamic exclusivity checks, as it does for plain stored properties.
 @usableFromInline
 final class OriginalValue {
-    let value: Any
+    @usableFromInline let value: Any
 
-    @usableFromInline
+    @inlinable
     init(_ value: Any) { self.value = value }
 }
 
