@@ -78,6 +78,18 @@ struct ObjectLoader {
         return object
     }
 
+    /// Steps `statement` and loads each row into a new object, up to `limit` rows (all of them
+    /// by default). Not generic: the callers cast the whole array once
+    /// (``Swift/Array/unsafelyCast(to:)``) rather than append to an array of a generic model,
+    /// which asks the runtime for that array type's metadata on every append.
+    func loadRows(from statement: Statement, limit: Int = .max) throws -> [ActiveObject] {
+        var objects: [ActiveObject] = []
+        while objects.count < limit, try statement.step() {
+            objects.append(try load(from: statement))
+        }
+        return objects
+    }
+
     /// Stores the current row into `object` (its id and every mapped column) and marks it as
     /// holding its row — or as `keyless` when the result has no primary key value, so that
     /// `save()` refuses it rather than inserting a duplicate. `isNew`: the object was just
@@ -154,5 +166,16 @@ struct ObjectLoader {
             }
         }
         object.markLoaded(rowID: rowID, state: state(rowID: rowID))
+    }
+}
+
+extension Array where Element == ActiveObject {
+    /// The objects as an array of `Model`, without visiting them. Only for objects loaded
+    /// through `Model`'s own schema (``ModelSchema/newObject()`` creates exactly `Model`s): an
+    /// array of a class holds the same references in the same layout whatever its static
+    /// element type, so the array is reinterpreted, as Swift itself does for an upcast.
+    func unsafelyCast<Model: ActiveObject>(to model: Model.Type) -> [Model] {
+        assert(allSatisfy { $0 is Model }, "an object of another class among \(Model.self)s")
+        return unsafeBitCast(self, to: [Model].self)
     }
 }

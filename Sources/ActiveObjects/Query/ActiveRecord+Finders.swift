@@ -141,14 +141,11 @@ extension ActiveRecord where Self: ActiveObject {
                 // Map the columns after the first step: a cached `SELECT *` is re-prepared by
                 // `sqlite3_step` when another connection changed the schema, and only then
                 // shows the new column layout (a dropped or reordered column shifts them).
-                var loader: ObjectLoader?
-                var objects: [Self] = []
-                while try statement.step() {
-                    let current = loader ?? ObjectLoader(schema: schema, statement: statement, context: context)
-                    loader = current
-                    objects.append(unsafeDowncast(try current.load(from: statement), to: Self.self))
-                }
-                return objects
+                guard try statement.step() else { return [] }
+                let loader = ObjectLoader(schema: schema, statement: statement, context: context)
+                var objects = [try loader.load(from: statement)]
+                objects += try loader.loadRows(from: statement)
+                return objects.unsafelyCast(to: Self.self)
             }
         }
     }

@@ -23,8 +23,9 @@ public final class Cursor<Model: ActiveObject> {
     /// Eager loading of the query's relations, for a batch of objects (nil without `including`).
     private let preload: (([Model]) throws -> Void)?
     private let batchSize: Int
-    /// Objects read ahead and preloaded, not yet returned.
-    private var pending: [Model] = []
+    /// Objects read ahead and preloaded; those from `nextPending` on are not returned yet.
+    private var pending: [ActiveObject] = []
+    private var nextPending = 0
     /// When the cursor started, for the trace hook (reported when it closes).
     private let start = DispatchTime.now().uptimeNanoseconds
 
@@ -63,7 +64,7 @@ public final class Cursor<Model: ActiveObject> {
     /// - Throws: ``DatabaseError``, a `typeMismatch` for a row that does not fit (the cursor
     ///   is closed), or ``ActiveObjectError/databaseClosed``.
     public func next() throws -> Model? {
-        if !pending.isEmpty { return pending.removeFirst() }
+        if nextPending < pending.count { return takePending() }
         guard let statement else {
             if database.isClosed { throw ActiveObjectError.databaseClosed }
             return nil
@@ -79,19 +80,24 @@ public final class Cursor<Model: ActiveObject> {
                 }
                 // With `including`, read a batch ahead so its relations load in one query,
                 // from the cursor's snapshot.
-                var batch: [Model] = []
-                while batch.count < batchSize, try statement.step() {
-                    batch.append(unsafeDowncast(try loader.load(from: statement), to: Model.self))
-                }
+                let batch = try loader.loadRows(from: statement, limit: batchSize)
                 if batch.count < batchSize { close() }
-                try database.scoped(connection) { try preload(batch) }
-                pending = batch
-                return pending.isEmpty ? nil : pending.removeFirst()
+                try database.scoped(connection) { try preload(batch.unsafelyCast(to: Model.self)) }
+                (pending, nextPending) = (batch, 0)
+                return nextPending < pending.count ? takePending() : nil
             }
         } catch {
             close()
             throw error
         }
+    }
+
+    /// The next object read ahead (there is one), released from the buffer.
+    private func takePending() -> Model {
+        let object = pending[nextPending]
+        nextPending += 1
+        if nextPending == pending.count { (pending, nextPending) = ([], 0) }
+        return unsafeDowncast(object, to: Model.self)
     }
 
     /// Ends the cursor early and releases its statement, its read transaction and its reader

@@ -17,11 +17,7 @@ extension Query {
     func fetch(_ compiled: Compiled, on connection: Connection) throws -> [Model] {
         try connection.withStatement(compiled.selectSQL, compiled.tailArguments) { statement in
             let loader = ObjectLoader(canonicalFor: compiled.schema, context: compiled.context)
-            var objects: [Model] = []
-            while try statement.step() {
-                objects.append(unsafeDowncast(try loader.load(from: statement), to: Model.self))
-            }
-            return objects
+            return try loader.loadRows(from: statement).unsafelyCast(to: Model.self)
         }
     }
 
@@ -182,13 +178,10 @@ extension Query {
                     }
                     return
                 }
-                var batch: [Model] = []
                 var more = true
                 while more {
-                    batch.removeAll(keepingCapacity: true)
-                    while batch.count < Self.preloadBatchSize, try statement.step() {
-                        batch.append(unsafeDowncast(try loader.load(from: statement), to: Model.self))
-                    }
+                    let batch = try loader.loadRows(from: statement, limit: Self.preloadBatchSize)
+                        .unsafelyCast(to: Model.self)
                     more = batch.count == Self.preloadBatchSize
                     // The relations come from the same snapshot as the rows.
                     try compiled.database.scoped(connection) { try preload(batch) }
