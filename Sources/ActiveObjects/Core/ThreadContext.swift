@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// What the current thread is doing with each ``Database``: the connections its open
 /// ``Database/read(_:)`` blocks and fetches use, and the rows its last write changed.
 ///
@@ -59,25 +51,8 @@ final class ThreadContext {
         lastChanges.removeAll { $0.database == database }
     }
 
-    private static let threadKey: pthread_key_t = {
-        var key = pthread_key_t()
-        // The destructor releases the thread's box when the thread ends.
-        let status = pthread_key_create(&key) { box in
-            // Optional on Linux, not on Darwin: accept both.
-            let pointer: UnsafeMutableRawPointer? = box
-            if let pointer { Unmanaged<ThreadContext>.fromOpaque(pointer).release() }
-        }
-        precondition(status == 0, "ActiveObjects could not create a thread-local key (pthread_key_create: \(status))")
-        return key
-    }()
+    private static let boxes = ThreadLocal<ThreadContext>()
 
     /// This thread's context, created on first use.
-    static var current: ThreadContext {
-        if let box = pthread_getspecific(threadKey) {
-            return Unmanaged<ThreadContext>.fromOpaque(box).takeUnretainedValue()
-        }
-        let box = ThreadContext()
-        pthread_setspecific(threadKey, Unmanaged.passRetained(box).toOpaque())
-        return box
-    }
+    static var current: ThreadContext { boxes.value { ThreadContext() } }
 }

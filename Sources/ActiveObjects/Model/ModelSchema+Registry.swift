@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 extension ModelSchema {
     private struct Registry {
         var schemas: [ObjectIdentifier: ModelSchema] = [:]
@@ -68,25 +60,8 @@ final class RecentSchema {
     var key: ObjectIdentifier?
     var schema: ModelSchema?
 
-    private static let threadKey: pthread_key_t = {
-        var key = pthread_key_t()
-        // The destructor releases the thread's box when the thread ends.
-        let status = pthread_key_create(&key) { box in
-            // Optional on Linux, not on Darwin: accept both.
-            let pointer: UnsafeMutableRawPointer? = box
-            if let pointer { Unmanaged<RecentSchema>.fromOpaque(pointer).release() }
-        }
-        precondition(status == 0, "ActiveObjects could not create a thread-local key (pthread_key_create: \(status))")
-        return key
-    }()
+    private static let boxes = ThreadLocal<RecentSchema>()
 
     /// This thread's box, created on first use.
-    static var onThisThread: RecentSchema {
-        if let box = pthread_getspecific(threadKey) {
-            return Unmanaged<RecentSchema>.fromOpaque(box).takeUnretainedValue()
-        }
-        let box = RecentSchema()
-        pthread_setspecific(threadKey, Unmanaged.passRetained(box).toOpaque())
-        return box
-    }
+    static var onThisThread: RecentSchema { boxes.value { RecentSchema() } }
 }
