@@ -67,9 +67,12 @@ final class ReaderPool: @unchecked Sendable {
                 condition.unlock()
                 return connection
             }
-            // Every connection is leased (none idle): does this thread hold them all?
-            let heldByThisThread = !open.isEmpty && opening == 0 && open.allSatisfy { $0.leaseHolder == token }
-            if open.count + opening < maximumCount || heldByThisThread {
+            // Every connection is leased (none idle). A thread that already holds one (a read
+            // inside `each`, or beside an open cursor) gets a temporary extra connection rather
+            // than wait: threads each holding a reader and waiting for another would wait on
+            // one another until the busy timeout.
+            let holdsOne = open.contains { $0.leaseHolder == token }
+            if open.count + opening < maximumCount || holdsOne {
                 opening += 1
                 condition.unlock()
                 let connection: Connection
@@ -109,7 +112,7 @@ final class ReaderPool: @unchecked Sendable {
     }
 
     /// Returns a leased connection. Connections beyond the maximum (opened for a thread that
-    /// held all the others) are closed; so is everything once the pool is closed.
+    /// already held one) are closed; so is everything once the pool is closed.
     func giveBack(_ connection: Connection) {
         condition.lock()
         let holder = connection.leaseHolder

@@ -191,11 +191,12 @@ final class Statement {
     func reset() {
         guard let handle = sqliteStatement, connection.sqliteConnection != nil else { return }
         sqlite3_reset(handle)
-        textArena?.reset()
-        if holdsLargeBinding {
+        // Arena blocks about to be freed must not stay bound, even unread.
+        if holdsLargeBinding || textArena?.spansSeveralBlocks == true {
             sqlite3_clear_bindings(handle)
             holdsLargeBinding = false
         }
+        textArena?.reset()
     }
 
     // MARK: Reading the current row

@@ -4,9 +4,11 @@
 ///
 /// Each ``Statement`` owns one, created on its first text parameter. Texts are copied one
 /// after the other into a few blocks; the statement's `reset()` makes the memory available
-/// to its next execution. Bindings left from an earlier execution still point into the
-/// blocks, which stay allocated as long as the statement: they are never read (every
-/// parameter is bound again before a statement runs) and never dangle.
+/// to its next execution. Bindings left from an earlier execution still point into the arena:
+/// they are never read (every parameter is bound again before a statement runs), and the one
+/// block an arena keeps stays allocated as long as its statement. When an execution needed
+/// several blocks, the statement unbinds its parameters (`sqlite3_clear_bindings`) before the
+/// arena frees them and keeps one block of at most 64 KiB.
 ///
 /// Not thread-safe: used under the owning connection's lock, like its statement.
 final class TextArena {
@@ -46,12 +48,26 @@ final class TextArena {
         }
     }
 
+    /// True when `reset()` will free blocks: the statement must unbind its texts first.
+    var spansSeveralBlocks: Bool { blocks.count > 1 }
+
     /// Makes the memory available to the next execution (the copies handed out are no longer
     /// read: the statement was reset).
     @inline(__always)
     func reset() {
+        if blocks.count > 1 { consolidate() }
         current = -1
         used = 0
+    }
+
+    /// Replaces several blocks with one: as large as they were together (the next execution
+    /// of the same statement then fits in one block), but never above `largestBlock`, so a
+    /// statement keeps at most 64 KiB between executions however many texts it once bound.
+    private func consolidate() {
+        let total = blocks.reduce(0) { $0 + $1.size }
+        for block in blocks { block.start.deallocate() }
+        let size = min(total, Self.largestBlock)
+        blocks = [(UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 1), size)]
     }
 
     deinit {

@@ -27,16 +27,20 @@ extension ActiveObject {
     nonisolated(nonsending) public func upsert() async throws { try await writeInBackground(.upsert) }
 
     nonisolated(nonsending) private func writeInBackground(_ request: WriteRequest) async throws {
-        let (schema, database) = try schemaAndDatabase()
-        try runSaveHooks()
-        let context = schema.context(in: database)
-        if let plan = try planWrite(request, schema: schema, sql: schema.sql(in: database), context: context) {
-            let outcome = try await database.perform(.writing) {
-                try database.withWriter { try plan.run(on: $0) }
+        try await withAsyncWriteSlot {
+            let (schema, database) = try schemaAndDatabase()
+            try runSaveHooks()
+            let context = schema.context(in: database)
+            let written = try encodedValues(schema: schema, context: context)
+            if let plan = try planWrite(request, schema: schema, sql: schema.sql(in: database), context: context) {
+                let outcome = try await database.perform(.writing) {
+                    try database.withWriter { try plan.run(on: $0) }
+                }
+                applyWrite(plan, outcome, schema: schema)
+                keepChanges(since: written, schema: schema, context: context)
             }
-            applyWrite(plan, outcome, schema: schema)
+            didSave()
         }
-        didSave()
     }
 
     /// Async form of ``delete()``.
@@ -44,15 +48,60 @@ extension ActiveObject {
     /// - Throws: as ``delete()``.
     @discardableResult
     nonisolated(nonsending) public func delete() async throws -> Bool {
-        let (schema, database) = try schemaAndDatabase()
-        guard let plan = try planDelete(schema: schema, database: database) else { return false }
-        try willDelete()
-        let outcome = try await database.perform(.writing) {
-            try database.withWriter { try plan.run(on: $0) }
+        try await withAsyncWriteSlot {
+            let (schema, database) = try schemaAndDatabase()
+            guard let plan = try planDelete(schema: schema, database: database) else { return false }
+            try willDelete()
+            let outcome = try await database.perform(.writing) {
+                try database.withWriter { try plan.run(on: $0) }
+            }
+            applyWrite(plan, outcome, schema: schema)
+            didDelete()
+            return outcome.changes > 0
         }
-        applyWrite(plan, outcome, schema: schema)
-        didDelete()
-        return outcome.changes > 0
+    }
+
+    /// Runs `body`, an async write of this object, after any other async write of it has
+    /// finished, and marks the object as having one in flight meanwhile.
+    ///
+    /// A write is planned from the object's state before it awaits the writer: two writes of one
+    /// object planned at once (a double tap on Save) would both insert it. So the second waits
+    /// for the first, then plans from the state the first left (an update, or nothing). A
+    /// synchronous write of the object meanwhile throws ``ActiveObjectError/misuse(_:)``.
+    nonisolated(nonsending) private func withAsyncWriteSlot<T>(_ body: () async throws -> T) async throws -> T {
+        while asyncWriteInFlight {
+            // The object belongs to the caller's isolation domain, and so do both writes: the
+            // first one's end (which resumes the waiters) cannot run between this check and
+            // the registration below.
+            await withCheckedContinuation { waiter in AsyncWriteWaiters.add(waiter, for: self) }
+        }
+        asyncWriteInFlight = true
+        defer {
+            asyncWriteInFlight = false
+            AsyncWriteWaiters.resumeAll(for: self)
+        }
+        return try await body()
+    }
+
+    /// After an async write planned from the values `written` (every column, encoded) was
+    /// applied: the columns assigned since keep their change, relative to what was written,
+    /// so that the next `save()` writes them (an edit made while the write awaited the writer).
+    func keepChanges(since written: [DatabaseValue], schema: ModelSchema, context: ValueContext) {
+        withUnsafeObjectPointer { base in
+            var scratch: ActiveObject?
+            for (slot, accessor) in schema.accessors.enumerated() {
+                if let now = try? accessor.encode(from: base, context: context),
+                   DatabaseValue.sameStoredValue(now, written[slot]) { continue }
+                // The value before this edit is the one written: rebuild it as a Swift value.
+                let holder = scratch ?? schema.newObject()
+                scratch = holder
+                holder.withUnsafeObjectPointer { scratchBase in
+                    let original = accessor.load(written[slot], into: scratchBase, context: context)
+                        ? accessor.value(from: scratchBase) : accessor.value(from: base)
+                    accessor.setState(.changed(OriginalValue(original)), in: base)
+                }
+            }
+        }
     }
 
     /// Async form of ``reload()``: the row is read on a reader thread, and stored into the
@@ -77,5 +126,21 @@ extension ActiveObject {
         try loader.fill(self, row: row)
         preloadedRelations = nil
         didLoad()
+    }
+}
+
+/// The async writes waiting for an earlier async write of the same object to finish.
+enum AsyncWriteWaiters {
+    private static let waiters = LockedValue<[ObjectIdentifier: [CheckedContinuation<Void, Never>]]>([:])
+
+    static func add(_ waiter: CheckedContinuation<Void, Never>, for object: ActiveObject) {
+        waiters.withLock { $0[ObjectIdentifier(object), default: []].append(waiter) }
+    }
+
+    /// Resumes every write waiting for `object` (the first to run takes the slot; the others
+    /// wait again).
+    static func resumeAll(for object: ActiveObject) {
+        let resumed = waiters.withLock { $0.removeValue(forKey: ObjectIdentifier(object)) }
+        for waiter in resumed ?? [] { waiter.resume() }
     }
 }

@@ -46,7 +46,10 @@ extension ActiveObject {
         let (schema, database) = try prepareInsert(objects, of: model)
         let context = schema.context(in: database)
         let sql = schema.sql(in: database)
-        let batch = BatchInsert(schema: schema, sql: sql, ids: insertedIDs(objects, schema)) { statement, row, first in
+        let identities = rowIdentities(objects, schema: schema, database: database) { index, slot in
+            try objects[index].withUnsafeObjectPointer { try schema.accessors[slot].encode(from: $0, context: context) }
+        }
+        let batch = BatchInsert(schema: schema, sql: sql, identities: identities) { statement, row, first in
             try objects[row].bindColumns(to: statement, schema: schema, context: context, first: first)
         }
         let ids: [Int64?] = try database.transaction {
@@ -71,16 +74,27 @@ extension ActiveObject {
         let context = schema.context(in: database)
         let sql = schema.sql(in: database)
         let rows = try objects.map { try $0.encodedValues(schema: schema, context: context) }
-        let ids = insertedIDs(objects, schema)
+        let identities = rowIdentities(objects, schema: schema, database: database) { index, slot in rows[index][slot] }
+        // Until the ids are set back, the objects are still new: an async write of one of them
+        // meanwhile waits (and a synchronous one is refused) rather than insert it again.
+        for object in objects { object.asyncWriteInFlight = true }
+        defer {
+            for object in objects {
+                object.asyncWriteInFlight = false
+                AsyncWriteWaiters.resumeAll(for: object)
+            }
+        }
         let inserted = try await database.perform(.writing) {
             try database.transaction {
-                let batch = BatchInsert(schema: schema, sql: sql, ids: ids) { statement, row, first in
+                let batch = BatchInsert(schema: schema, sql: sql, identities: identities) { statement, row, first in
                     for (offset, value) in rows[row].enumerated() { try statement.bind(value, at: first + Int32(offset)) }
                 }
                 return try database.withWriter { try batch.run(on: $0) }
             }
         }
         finishInsert(objects, ids: inserted, schema: schema)
+        // Values assigned while the rows were being written stay changes to save.
+        for (object, written) in zip(objects, rows) { object.keepChanges(since: written, schema: schema, context: context) }
     }
 
     /// Checks that the objects are new and distinct, then runs their validation and
@@ -94,6 +108,11 @@ extension ActiveObject {
         // One pass over the objects (each visited once while it is in the cache).
         for index in objects.indices {
             let object = objects[index]
+            guard ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(model) else {
+                throw ActiveObjectError.invalidArgument(
+                    "insertAll of \(schema.modelName): object \(index) is a \(Swift.type(of: object)), which has a table of its own (insert it with its own class)")
+            }
+            try object.checkNoAsyncWrite(schema)
             let state = object.recordState
             guard state == .new || state == .keyless else {
                 throw ActiveObjectError.invalidArgument(
@@ -126,8 +145,26 @@ extension ActiveObject {
     }
 }
 
-/// The ids an insert writes explicitly: those set by hand on the objects of a rowid model.
-private func insertedIDs(_ objects: [ActiveObject], _ schema: ModelSchema) -> [Int64?] {
-    guard case .rowID = schema.key else { return Array(repeating: nil, count: objects.count) }
-    return objects.map(\.id)
+extension ActiveObject {
+    /// How each object's rowid becomes known (see ``BatchInsert/RowIdentity``): an `id` set by
+    /// hand on a rowid model; the key's value when the natural key is the table's rowid alias
+    /// (`keyValue(index, slot)`: object `index`'s value of column `slot`); otherwise SQLite
+    /// assigns it.
+    fileprivate static func rowIdentities(_ objects: [ActiveObject], schema: ModelSchema, database: Database,
+                                          keyValue: (Int, Int) throws -> DatabaseValue) -> [BatchInsert.RowIdentity] {
+        switch schema.key {
+        case .rowID:
+            return objects.map { object in object.id.map { .setByHand($0) } ?? .assigned }
+        case .columns(let slots):
+            guard slots.count == 1, schema.sql(in: database).hasRowID,
+                  database.isRowIDAlias(schema.columns[slots[0]].name, of: schema.tableName) else {
+                return Array(repeating: .assigned, count: objects.count)
+            }
+            return objects.indices.map { index in
+                // A key that is not an integer fails the INSERT itself (datatype mismatch).
+                if case .integer(let key)? = try? keyValue(index, slots[0]) { return .key(key) }
+                return .assigned
+            }
+        }
+    }
 }

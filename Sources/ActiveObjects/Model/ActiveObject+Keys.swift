@@ -58,8 +58,11 @@ extension ActiveObject {
                 model: schema.modelName, reason: "its key \(Swift.type(of: self).primaryKeys) cannot be referenced by one foreign-key column")
         }
         if key.slot < 0 { return id.map { .integer($0) } }
+        // Encoded as the row stores it: with the database's date strategy when the model has none.
+        let context = Swift.type(of: self).resolvedDatabase.map { schema.context(in: $0) }
+            ?? ValueContext(dateStrategy: schema.dateStrategy ?? .iso8601Text)
         let value = try withUnsafeObjectPointer { base in
-            try schema.accessors[key.slot].encode(from: base, context: ValueContext(dateStrategy: schema.dateStrategy ?? .iso8601Text))
+            try schema.accessors[key.slot].encode(from: base, context: context)
         }
         // A new object's natural key is whatever it holds; a NULL key names nothing.
         return value.isNull ? nil : value

@@ -71,6 +71,16 @@ extension ActiveObject {
         }
     }
 
+    /// Refuses a synchronous write while an async write of the object is in flight: both
+    /// would be planned from the same state (two INSERTs of one new object).
+    /// - Throws: ``ActiveObjectError/misuse(_:)``.
+    @inline(__always)
+    func checkNoAsyncWrite(_ schema: ModelSchema) throws {
+        guard asyncWriteInFlight else { return }
+        throw ActiveObjectError.misuse(
+            "an async write of this \(schema.modelName) is still running: await it before writing the object again")
+    }
+
     /// Marks the current values as what the row `rowID` holds.
     func markPersisted(schema: ModelSchema, rowID: Int64?) {
         withUnsafeObjectPointer { base in
@@ -256,6 +266,7 @@ extension ActiveObject {
 
     private func write(_ request: WriteRequest) throws {
         let (schema, database) = try schemaAndDatabase()
+        try checkNoAsyncWrite(schema)
         try runSaveHooks()
         let context = schema.context(in: database)
         let sql = schema.sql(in: database)
@@ -309,6 +320,7 @@ extension ActiveObject {
     @discardableResult
     public func delete() throws -> Bool {
         let (schema, database) = try schemaAndDatabase()
+        try checkNoAsyncWrite(schema)
         guard let plan = try planDelete(schema: schema, database: database) else { return false }
         try willDelete()
         let outcome = try perform(plan, schema: schema, database: database)

@@ -37,6 +37,10 @@ open class ActiveObject: CustomStringConvertible, Identifiable {
     /// The storage of ``id``.
     @exclusivity(unchecked) private var rowIDStorage: Int64?
     @exclusivity(unchecked) private var recordStateStorage = RecordState.new
+    /// True from the planning of an async write of the object until it is applied (see
+    /// `ActiveObject+Async.swift`). Declared beside `recordStateStorage`: it fits in the
+    /// padding before the next field, so objects do not grow.
+    @exclusivity(unchecked) final var asyncWriteInFlight = false
     @exclusivity(unchecked) private var persistedRowIDStorage: Int64?
     /// Set when the object was inserted inside a transaction: the fate of that transaction
     /// level. Until it is known, the insert may still be rolled back; once known, the object

@@ -9,10 +9,21 @@ import CSQLite
 /// (binding straight from the objects) and the async form (binding values encoded on the
 /// caller's actor).
 struct BatchInsert {
+    /// How a row's rowid becomes known.
+    enum RowIdentity {
+        /// SQLite hands it out (the table's largest rowid plus one, in insertion order).
+        case assigned
+        /// Set by hand on the object (`id` of a rowid model): written with the row.
+        case setByHand(Int64)
+        /// The value of a natural key that is the table's rowid alias (`INTEGER PRIMARY KEY`
+        /// numbered by hand): the row's rowid is its key.
+        case key(Int64)
+    }
+
     let schema: ModelSchema
     let sql: ModelSQL
-    /// The rows: whether each carries its own id (an id set by hand).
-    let ids: [Int64?]
+    /// Each row's identity, in row order.
+    let identities: [RowIdentity]
     /// Binds row `row`'s column values to the parameters starting at `first`.
     let bind: (_ statement: Statement, _ row: Int, _ first: Int32) throws -> Void
 
@@ -22,25 +33,34 @@ struct BatchInsert {
     /// Inserts every row; returns each row's rowid (nil for `WITHOUT ROWID` tables).
     /// - Throws: ``DatabaseError`` (constraints…), ``ActiveObjectError/invalidValue(table:column:reason:)``.
     func run(on connection: Connection) throws -> [Int64?] {
-        var result = ids
-        let withoutID = ids.indices.filter { ids[$0] == nil }
-        let withID = ids.indices.filter { ids[$0] != nil }
-        // Rows with ids of their own first, so that the others' new rowids follow them.
-        if !withID.isEmpty { try insert(withID, explicitIDs: true, on: connection, into: &result) }
-        if !withoutID.isEmpty { try insert(withoutID, explicitIDs: false, on: connection, into: &result) }
+        var result = [Int64?](repeating: nil, count: identities.count)
+        var byHand: [Int] = [], keyed: [Int] = [], assigned: [Int] = []
+        for (row, identity) in identities.enumerated() {
+            switch identity {
+            case .setByHand(let id): byHand.append(row); result[row] = id
+            case .key(let id): keyed.append(row); result[row] = id
+            case .assigned: assigned.append(row)
+            }
+        }
+        // Rows whose rowid is known first, so that the rowids SQLite hands out follow them.
+        if !byHand.isEmpty { try insert(byHand, explicitIDs: true, tracking: false, on: connection, into: &result) }
+        if !keyed.isEmpty { try insert(keyed, explicitIDs: false, tracking: false, on: connection, into: &result) }
+        if !assigned.isEmpty {
+            try insert(assigned, explicitIDs: false, tracking: sql.hasRowID, on: connection, into: &result)
+        }
         return result
     }
 
-    private func insert(_ rows: [Int], explicitIDs: Bool, on connection: Connection, into result: inout [Int64?]) throws {
+    private func insert(_ rows: [Int], explicitIDs: Bool, tracking track: Bool, on connection: Connection,
+                        into result: inout [Int64?]) throws {
         let columnCount = schema.columns.count + (explicitIDs ? 1 : 0)
         guard !schema.columns.isEmpty else {
             // No column: one DEFAULT VALUES insert per row.
-            for row in rows { result[row] = try insertOne(row, explicitID: explicitIDs, on: connection) }
+            for row in rows { result[row] = try insertOne(row, on: connection) ?? result[row] }
             return
         }
         let variableLimit = Int(connection.setLimit(SQLITE_LIMIT_VARIABLE_NUMBER, -1))
         let perStatement = max(1, min(Self.maximumRowsPerStatement, variableLimit / columnCount))
-        let track = !explicitIDs && sql.hasRowID
         // The writer is ours for the whole transaction: nothing else inserts between chunks.
         var before = track ? try nextRowIDBase(on: connection) : 0
         var start = 0
@@ -51,7 +71,7 @@ struct BatchInsert {
                 for (position, row) in chunk.enumerated() {
                     let first = Int32(position * columnCount + 1)
                     try bind(statement, row, first)
-                    if explicitIDs, let id = ids[row] {
+                    if explicitIDs, case .setByHand(let id) = identities[row] {
                         try statement.bind(.integer(id), at: first + Int32(schema.columns.count))
                     }
                 }
@@ -85,8 +105,8 @@ struct BatchInsert {
         return base
     }
 
-    private func insertOne(_ row: Int, explicitID: Bool, on connection: Connection) throws -> Int64? {
-        if explicitID, let id = ids[row], let insertWithID = sql.insertWithIDSQL {
+    private func insertOne(_ row: Int, on connection: Connection) throws -> Int64? {
+        if case .setByHand(let id) = identities[row], let insertWithID = sql.insertWithIDSQL {
             try connection.execute(insertWithID, [.integer(id)])
             return id
         }

@@ -81,8 +81,10 @@ public final class Cursor<Model: ActiveObject> {
                 // With `including`, read a batch ahead so its relations load in one query,
                 // from the cursor's snapshot.
                 let batch = try loader.loadRows(from: statement, limit: batchSize)
-                if batch.count < batchSize { close() }
+                // The relations come from the cursor's snapshot: preload before a short
+                // (last) batch closes the cursor and gives its reader back.
                 try database.scoped(connection) { try preload(batch.unsafelyCast(to: Model.self)) }
+                if batch.count < batchSize { close() }
                 (pending, nextPending) = (batch, 0)
                 return nextPending < pending.count ? takePending() : nil
             }

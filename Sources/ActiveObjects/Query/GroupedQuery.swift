@@ -23,25 +23,80 @@ public struct GroupedQuery<Model: ActiveObject, Key: ColumnValue & Hashable>: Se
     let key: SendableKeyPath
 
     /// Runs one aggregate per group and converts the keys and values.
+    ///
+    /// SQL groups by the stored value, yet two stored forms can read as one Swift key (legacy
+    /// date texts of one instant, `1.5` and `1.50` in a `Decimal` column, upper- and
+    /// lower-case UUID text): such groups are merged — counts and sums added, the smaller
+    /// minimum and larger maximum kept, averages weighted by their counts.
     private func run<V: ColumnValue>(_ aggregate: Aggregate?, _ column: AnyKeyPath?, as _: V.Type) throws -> [Key: V] {
         let (rows, context, name) = try query.aggregates(aggregate, of: column, by: key.keyPath)
         var result: [Key: V] = [:]
-        for (group, stored) in rows {
-            guard let groupKey = Key.fromDatabaseValue(group, in: context) else {
+        var weights: [Key: Int64] = [:]
+        for row in rows {
+            guard let groupKey = Key.fromDatabaseValue(row.group, in: context) else {
                 throw ActiveObjectError.typeMismatch(table: Model.tableName, column: "group key", rowID: nil,
-                                                     expected: String(describing: Key.self), found: group.description)
+                                                     expected: String(describing: Key.self), found: row.group.description)
             }
-            if stored.isNull {
-                if aggregate == .sum { result[groupKey] = try V.fromDatabaseValue(.integer(0), in: context).unwrap(name) }
+            let value: V
+            if row.value.isNull {
+                guard aggregate == .sum else { continue }
+                value = try V.fromDatabaseValue(.integer(0), in: context).unwrap(name)
+            } else {
+                guard let converted = V.fromDatabaseValue(row.value, in: context) else {
+                    throw ActiveObjectError.typeMismatch(table: Model.tableName, column: name, rowID: nil,
+                                                         expected: String(describing: V.self), found: row.value.description)
+                }
+                value = converted
+            }
+            guard let earlier = result[groupKey] else {
+                result[groupKey] = value
+                weights[groupKey] = row.weight
                 continue
             }
-            guard let value = V.fromDatabaseValue(stored, in: context) else {
-                throw ActiveObjectError.typeMismatch(table: Model.tableName, column: name, rowID: nil,
-                                                     expected: String(describing: V.self), found: stored.description)
-            }
-            result[groupKey] = value
+            let earlierWeight = weights[groupKey] ?? 1
+            result[groupKey] = try merge(earlier, weight: earlierWeight, with: value, weight: row.weight,
+                                         aggregate, column: name, key: groupKey)
+            weights[groupKey] = earlierWeight + row.weight
         }
         return result
+    }
+
+    /// Two groups' aggregates for one key, as one.
+    /// - Throws: ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)`` when the
+    ///   values cannot be combined (a minimum or maximum of a type that is not `Comparable`).
+    private func merge<V>(_ a: V, weight wa: Int64, with b: V, weight wb: Int64, _ aggregate: Aggregate?,
+                          column: String, key: Key) throws -> V {
+        switch aggregate {
+        case nil:
+            if let a = a as? Int, let b = b as? Int, let total = (a + b) as? V { return total }
+        case .sum:
+            if let sum = Self.added(a, b) { return sum }
+        case .min, .max:
+            if let a = a as? any Comparable, let chosen = Self.chosen(a, b, smaller: aggregate == .min) { return chosen }
+        case .average:
+            if let a = a as? Double, let b = b as? Double, wa + wb > 0,
+               let mean = ((a * Double(wa) + b * Double(wb)) / Double(wa + wb)) as? V {
+                return mean
+            }
+        }
+        throw ActiveObjectError.typeMismatch(
+            table: Model.tableName, column: column, rowID: nil, expected: "one aggregate per group key",
+            found: "several stored values of the group column reading as \(key), whose \(String(describing: V.self)) aggregates cannot be combined")
+    }
+
+    private static func added<V>(_ a: V, _ b: V) -> V? {
+        guard let a = a as? any Numeric else { return nil }
+        return sum(a, b) as? V
+    }
+
+    private static func sum<N: Numeric>(_ a: N, _ b: Any) -> N? {
+        (b as? N).map { a + $0 }
+    }
+
+    private static func chosen<C: Comparable, V>(_ a: C, _ b: V, smaller: Bool) -> V? {
+        guard let b = b as? C else { return nil }
+        let pick = smaller ? Swift.min(a, b) : Swift.max(a, b)
+        return pick as? V
     }
 
     /// The number of rows in each group.

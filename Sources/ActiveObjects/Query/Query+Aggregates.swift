@@ -3,6 +3,14 @@ import Foundation
 /// An aggregate of a column: computed by SQLite, except for `Decimal` columns, which are
 /// stored as exact text — SQLite would add them as floating point and compare them as text
 /// (`"100.5" < "20"`) — and are therefore folded in Swift, exactly.
+/// One group's aggregate, as stored values: the group's value, the aggregate, and (for an
+/// average) how many values it averages.
+struct AggregateRow {
+    let group: DatabaseValue
+    let value: DatabaseValue
+    let weight: Int64
+}
+
 enum Aggregate {
     case sum, min, max, average
 
@@ -22,7 +30,7 @@ extension Query {
     /// column, NULL included.
     /// - Throws: as ``all()``; `typeMismatch` for a `Decimal` column holding a non-number.
     func aggregates(_ aggregate: Aggregate?, of column: AnyKeyPath?, by group: AnyKeyPath?)
-        throws -> (rows: [(group: DatabaseValue, value: DatabaseValue)], context: ValueContext, column: String) {
+        throws -> (rows: [AggregateRow], context: ValueContext, column: String) {
         let compiled = try compile()
         let schema = compiled.schema
         let valueSlot = try column.map { try schema.slot(for: $0) }
@@ -41,7 +49,11 @@ extension Query {
         let value = limited ? valueColumn.map { _ in "\"_v\"" } : valueColumn
         let groupBy = key.map { " GROUP BY \($0)" } ?? ""
         let selected: String
-        if let aggregate, let value, !(exact && aggregate != .average) {
+        if aggregate == .average, key != nil, let value {
+            // Grouped averages come with their weights: groups whose stored keys read as one
+            // Swift key are merged by the caller.
+            selected = "avg(\(value)), count(\(value))"
+        } else if let aggregate, let value, !(exact && aggregate != .average) {
             selected = "\(aggregate.sqlFunction)(\(value))"
         } else if let value {
             selected = value   // folded in Swift below, row by row
@@ -50,25 +62,31 @@ extension Query {
         }
         let folds = exact && aggregate != nil && aggregate != .average
         let sql = "SELECT \(key ?? "NULL"), \(selected) FROM \(source)\(folds ? "" : groupBy)"
-        let rows: [(DatabaseValue, DatabaseValue)] = try compiled.database.withReader { connection in
+        let weighted = aggregate == .average && key != nil && value != nil
+        let rows: [AggregateRow] = try compiled.database.withReader { connection in
             try connection.withStatement(sql, compiled.tailArguments) { statement in
-                var rows: [(DatabaseValue, DatabaseValue)] = []
-                while try statement.step() { rows.append((statement.value(at: 0), statement.value(at: 1))) }
+                var rows: [AggregateRow] = []
+                while try statement.step() {
+                    var weight: Int64 = 1
+                    if weighted, case .integer(let count) = statement.value(at: 2) { weight = count }
+                    rows.append(AggregateRow(group: statement.value(at: 0), value: statement.value(at: 1), weight: weight))
+                }
                 return rows
             }
         }
-        guard folds, let aggregate else { return (rows.map { ($0.0, $0.1) }, compiled.context, columnName) }
+        guard folds, let aggregate else { return (rows, compiled.context, columnName) }
         return (try Self.foldDecimals(rows, aggregate, table: schema.tableName, column: columnName, context: compiled.context),
                 compiled.context, columnName)
     }
 
     /// Sums, minimums or maximums of `Decimal` values per group, exactly.
-    static func foldDecimals(_ rows: [(DatabaseValue, DatabaseValue)], _ aggregate: Aggregate, table: String,
-                             column: String, context: ValueContext) throws -> [(group: DatabaseValue, value: DatabaseValue)] {
+    static func foldDecimals(_ rows: [AggregateRow], _ aggregate: Aggregate, table: String,
+                             column: String, context: ValueContext) throws -> [AggregateRow] {
         var order: [DatabaseValue] = []
         var seen = Set<DatabaseValue>()
         var folded: [DatabaseValue: Decimal] = [:]
-        for (group, stored) in rows {
+        for row in rows {
+            let (group, stored) = (row.group, row.value)
             if seen.insert(group).inserted { order.append(group) }
             guard !stored.isNull else { continue }
             guard let decimal = Decimal.fromDatabaseValue(stored, in: context) else {
@@ -87,7 +105,7 @@ extension Query {
             }
         }
         return try order.map { group in
-            (group, try folded[group].map { try $0.databaseValue(in: context) } ?? .null)
+            AggregateRow(group: group, value: try folded[group].map { try $0.databaseValue(in: context) } ?? .null, weight: 1)
         }
     }
 
