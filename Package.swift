@@ -15,9 +15,15 @@ let package = Package(
             path: "Sources/CSQLite",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // One C global the library's inlinable code reads (the count of prototypes being
+        // created): C, so that reading it needs no lazy initialization.
+        .target(
+            name: "CActiveObjectsSupport",
+            path: "Sources/CActiveObjectsSupport"
+        ),
         .target(
             name: "ActiveObjects",
-            dependencies: ["CSQLite"],
+            dependencies: ["CSQLite", "CActiveObjectsSupport"],
             path: "Sources/ActiveObjects"
         ),
         .executableTarget(

@@ -1,4 +1,4 @@
-import CSQLite
+import CActiveObjectsSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -27,19 +27,6 @@ import Darwin
 /// initializer costs one atomic load.
 @usableFromInline
 enum PrototypeConstruction {
-    // Safety of nonisolated(unsafe) and exclusivity(unchecked): the counter is only read and
-    // written through the atomic functions of the C shim. A plain global with a constant
-    // initial value is initialized statically: reading it costs no lazy-initialization check,
-    // which matters because every `@Column` initializer of every object reads it.
-    @usableFromInline
-    @exclusivity(unchecked) nonisolated(unsafe) static var inProgressCount: CLong = 0
-
-    /// The address of the process-wide count of prototypes being created.
-    @inlinable
-    static var inProgress: UnsafeMutablePointer<CLong> {
-        withUnsafeMutablePointer(to: &inProgressCount) { $0 }
-    }
-
     /// This thread's innermost ``Frame``, unretained (each frame lives on the stack of the
     /// call that pushed it, and is popped before that call returns).
     private static let key: pthread_key_t = {
@@ -54,7 +41,7 @@ enum PrototypeConstruction {
     /// prototype anywhere) costs one atomic load.
     @inlinable
     static var isActive: Bool {
-        activeobjects_atomic_load(inProgress) != 0 && isActiveOnThisThread
+        activeobjects_prototypes_in_progress_load() != 0 && isActiveOnThisThread
     }
 
     @usableFromInline
@@ -101,7 +88,7 @@ enum PrototypeConstruction {
     /// built anywhere, it costs one atomic load.
     @inline(__always)
     static func suspended<T>(_ body: () throws -> T) rethrows -> T {
-        if activeobjects_atomic_load(inProgress) == 0 { return try body() }
+        if activeobjects_prototypes_in_progress_load() == 0 { return try body() }
         return try push(Frame(building: nil), body)
     }
 
@@ -144,10 +131,10 @@ enum PrototypeConstruction {
         /// prototype's own, and those of objects user code created inside its `init()`).
         func makePrototype(_ make: () -> ActiveObject) -> (prototype: ActiveObject, recorded: [ColumnDescriptor]) {
             frame.isRecording = true
-            activeobjects_atomic_add(PrototypeConstruction.inProgress, 1)
+            activeobjects_prototypes_in_progress_add(1)
             defer {
                 frame.isRecording = false
-                activeobjects_atomic_add(PrototypeConstruction.inProgress, -1)
+                activeobjects_prototypes_in_progress_add(-1)
             }
             let prototype = make()
             let recorded = frame.recorded

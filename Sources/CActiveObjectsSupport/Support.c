@@ -1,0 +1,3 @@
+#include "CActiveObjectsSupport.h"
+
+long activeobjects_prototypes_in_progress = 0;
