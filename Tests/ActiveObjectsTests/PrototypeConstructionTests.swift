@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import ActiveObjects
-import CSQLite
+import CActiveObjectsSupport
 
 /// The flag that gives a class's prototype — and only it — its column declarations, and the
 /// record of what the wrapper initializers created.
@@ -123,7 +123,7 @@ import CSQLite
     @Test func theProcessWideCounterIsBackToZeroAfterABuild() throws {
         PrototypeConstruction.withSchemaBuild(of: Host.self) { build in
             _ = build.makePrototype {
-                #expect(activeobjects_atomic_load(PrototypeConstruction.inProgress) >= 1)
+                #expect(activeobjects_prototypes_in_progress_load() >= 1)
                 return Host()
             }
         }
