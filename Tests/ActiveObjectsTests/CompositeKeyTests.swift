@@ -36,8 +36,8 @@ import Testing
             let create = try #require(recorder.statements.first { $0.hasPrefix("CREATE TABLE") })
             #expect(create == """
                 CREATE TABLE IF NOT EXISTS "order_lines" (\
-                "order_id" INTEGER NOT NULL DEFAULT 0 REFERENCES "orders"("id") ON DELETE CASCADE, \
-                "product_id" INTEGER NOT NULL DEFAULT 0 REFERENCES "products"("id") ON DELETE NO ACTION, \
+                "order_id" INTEGER NOT NULL REFERENCES "orders"("id") ON DELETE CASCADE, \
+                "product_id" INTEGER NOT NULL REFERENCES "products"("id") ON DELETE NO ACTION, \
                 "quantity" INTEGER NOT NULL DEFAULT 1, "unit_price_cents" INTEGER NOT NULL DEFAULT 0, \
                 PRIMARY KEY ("order_id", "product_id"))
                 """)

@@ -16,11 +16,11 @@ import Testing
             let creates = recorder.statements.filter { $0.hasPrefix("CREATE TABLE") }
             func create(_ table: String) -> String { creates.first { $0.contains("EXISTS \"\(table)\" (") } ?? "" }
             #expect(create("orders").contains(#""customer_code" TEXT DEFAULT NULL REFERENCES "customers"("code") ON DELETE RESTRICT"#))
-            #expect(create("customer_profiles").contains(#""customer_code" TEXT NOT NULL DEFAULT '' REFERENCES "customers"("code") ON DELETE CASCADE"#))
+            #expect(create("customer_profiles").contains(#""customer_code" TEXT NOT NULL REFERENCES "customers"("code") ON DELETE CASCADE"#))
             #expect(create("Gift Cards").contains(#""Customer Code" TEXT DEFAULT NULL REFERENCES "customers"("code") ON DELETE SET NULL"#))
             #expect(create("refunds").contains(#""payment_id" TEXT DEFAULT NULL REFERENCES "payments"("payment_id") ON DELETE CASCADE"#))
             #expect(create("payments").contains(#""order_id" INTEGER NOT NULL DEFAULT 0 REFERENCES "orders"("id") ON DELETE NO ACTION"#))
-            #expect(create("track_tags").contains(#""tag_name" TEXT NOT NULL DEFAULT '' REFERENCES "tags"("name") ON DELETE CASCADE"#))
+            #expect(create("track_tags").contains(#""tag_name" TEXT NOT NULL REFERENCES "tags"("name") ON DELETE CASCADE"#))
 
             // SQLite sees the same foreign keys.
             let keys = try db.rows("SELECT \"from\", \"table\", \"to\" FROM pragma_foreign_key_list('refunds')")

@@ -51,9 +51,10 @@ final class LiveProbe<Element: Sendable>: @unchecked Sendable {
     var error: Error? { lock.withLock { failure } }
     var isFinished: Bool { lock.withLock { finished } }
 
-    /// Waits until `count` elements arrived (or the timeout passes).
+    /// Waits until `count` elements arrived (or the timeout passes: generous, since the tests
+    /// running in parallel share two cores and the cooperative pool with this one).
     @discardableResult
-    func waitFor(count: Int, timeout: Double = 10, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
+    func waitFor(count: Int, timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if lock.withLock({ received.count >= count }) { return true }
@@ -65,7 +66,7 @@ final class LiveProbe<Element: Sendable>: @unchecked Sendable {
     }
 
     /// Waits until the sequence ended.
-    func waitForEnd(timeout: Double = 10) async -> Bool {
+    func waitForEnd(timeout: Double = 30) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if isFinished { return true }

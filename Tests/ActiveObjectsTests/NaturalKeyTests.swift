@@ -14,7 +14,7 @@ import Testing
             try ShopCustomer.createTable()
             let create = try #require(recorder.statements.first { $0.hasPrefix("CREATE TABLE") })
             #expect(create == """
-                CREATE TABLE IF NOT EXISTS "customers" ("code" TEXT NOT NULL DEFAULT '', "name" TEXT NOT NULL DEFAULT '', \
+                CREATE TABLE IF NOT EXISTS "customers" ("code" TEXT NOT NULL, "name" TEXT NOT NULL DEFAULT '', \
                 "email" TEXT DEFAULT NULL, "country" TEXT NOT NULL DEFAULT 'FR', PRIMARY KEY ("code"))
                 """)
             #expect(try storedKeyColumns(db, "customers") == ["code"])

@@ -70,7 +70,7 @@ final class StateNote: ModelTestRecord {
             note.title = "kept"
             note.rank = 3
             try note.save()
-            let keyless = try #require(try StateNote.fetch(sql: "SELECT title FROM state_note").first)
+            let keyless = try #require(try StateNote.fetch(sql: "SELECT title, rank FROM state_note").first)
             #expect(keyless.id == nil && !keyless.hasChanges)
             keyless.rank = 9
             for attempt in [{ try keyless.save() }, { try keyless.update() }, { _ = try keyless.delete() }, { try keyless.reload() }] {

@@ -199,7 +199,7 @@ final class UpdateAllItem: ModelTestRecord {
 }
 
 /// Waits (polling, at most `timeout` seconds) until `condition` holds; false when it never did.
-nonisolated(nonsending) func eventually(timeout: Double = 10, _ condition: () -> Bool) async -> Bool {
+nonisolated(nonsending) func eventually(timeout: Double = 30, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
         if condition() { return true }

@@ -27,7 +27,7 @@ final class LegacyPrice: ModelTestRecord {
         try withModelDB(recorder: recorder) { db in
             try ShopStock.createTable()
             let create = try #require(recorder.statements.first { $0.hasPrefix("CREATE TABLE") })
-            #expect(create == #"CREATE TABLE IF NOT EXISTS "stock" ("sku" TEXT NOT NULL DEFAULT '', "on_hand" INTEGER NOT NULL DEFAULT 0, PRIMARY KEY ("sku")) WITHOUT ROWID"#)
+            #expect(create == #"CREATE TABLE IF NOT EXISTS "stock" ("sku" TEXT NOT NULL, "on_hand" INTEGER NOT NULL DEFAULT 0, PRIMARY KEY ("sku")) WITHOUT ROWID"#)
             #expect(try isWithoutRowID(db, "stock"))
             try Music.createTables()
             #expect(try isWithoutRowID(db, "track_tags"))

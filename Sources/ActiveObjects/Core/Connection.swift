@@ -28,6 +28,10 @@ final class Connection {
 
     /// Depth of nested ``Database/transaction(_:)`` levels (0 = none).
     @exclusivity(unchecked) private(set) var transactionDepth = 0
+    /// Savepoints that raw `SAVEPOINT` statements opened inside ``Database/transaction(_:)``
+    /// bodies, innermost last, with the level that opened them (names lowercased, as SQLite
+    /// compares them). Only these may be released or rolled back to by raw SQL there.
+    @exclusivity(unchecked) private var bodySavepoints: [(name: String, depth: Int)] = []
     /// Told when transaction levels begin and end (the Model layer's rollback log).
     @exclusivity(unchecked) var transactionListener: TransactionListener?
 
@@ -367,6 +371,7 @@ final class Connection {
     /// The innermost level committed (COMMIT or RELEASE ran).
     func commitLevel() {
         let depth = transactionDepth
+        forgetBodySavepoints(from: depth)
         transactionDepth -= 1
         changeMarks.removeLast()
         transactionListener?.transactionLevelCommitted(depth: depth)
@@ -375,9 +380,38 @@ final class Connection {
     /// The innermost level rolled back (ROLLBACK or ROLLBACK TO ran, or SQLite rolled back).
     func rollBackLevel() {
         let depth = transactionDepth
+        forgetBodySavepoints(from: depth)
         transactionDepth -= 1
         if let mark = changeMarks.popLast(), mark < changes.count { changes.removeSubrange(mark...) }
         transactionListener?.transactionLevelRolledBack(depth: depth)
+    }
+
+    /// Records, or checks, a raw savepoint statement run inside a transaction body. Raw SQL
+    /// may open its own savepoints there, and release or roll back to those; releasing (or
+    /// rolling back to) a savepoint opened *outside* the body would end or undo the library's
+    /// transaction behind its back (a `RELEASE` of an enclosing savepoint commits it).
+    /// - Returns: false when `control` names a savepoint the body did not open.
+    func trackBodySavepoint(_ control: TransactionControl) -> Bool {
+        switch control {
+        case .savepoint(let name):
+            bodySavepoints.append((name.lowercased(), transactionDepth))
+        case .release(let name):
+            guard let index = bodySavepoints.lastIndex(where: { $0.name == name.lowercased() }) else { return false }
+            bodySavepoints.removeSubrange(index...)
+        case .rollbackTo(let name):
+            guard let index = bodySavepoints.lastIndex(where: { $0.name == name.lowercased() }) else { return false }
+            bodySavepoints.removeSubrange((index + 1)...)
+        case .begin, .commit, .rollback:
+            break
+        }
+        return true
+    }
+
+    /// A transaction level ended: the raw savepoints opened in it ended with it.
+    private func forgetBodySavepoints(from depth: Int) {
+        if let last = bodySavepoints.last, last.depth >= depth {
+            bodySavepoints.removeAll { $0.depth >= depth }
+        }
     }
 
     /// Tells the commit sink what the commit changed, and forgets it.

@@ -17,7 +17,8 @@ extension Database {
     /// `busy` errors of deferred transactions. If SQLite already rolled the transaction back
     /// (after `full`, `ioError`, some `busy` errors), no second ROLLBACK is attempted and the
     /// original error is thrown. Raw `BEGIN`, `COMMIT` and `ROLLBACK` statements inside
-    /// `body` are refused.
+    /// `body` are refused, and so is a raw `RELEASE` or `ROLLBACK TO` of a savepoint that
+    /// `body` did not open (releasing an enclosing savepoint would commit behind its back).
     ///
     /// When the transaction (or a nested savepoint) rolls back, the model objects saved or
     /// deleted inside it get back the `id` and change tracking they had before: an object
@@ -25,7 +26,8 @@ extension Database {
     /// it again after the failure writes it (hooks such as `didSave()` are not undone).
     ///
     /// - Throws: what `body` throws; ``DatabaseError`` when BEGIN or COMMIT fails (busy, a
-    ///   deferred constraint…); ``ActiveObjectError/misuse(_:)`` inside ``read(_:)-54zpm``.
+    ///   deferred constraint…); ``ActiveObjectError/misuse(_:)`` inside ``read(_:)-54zpm``
+    ///   (and, from the statement, for the raw transaction statements above).
     @discardableResult
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         try withWriter { connection in

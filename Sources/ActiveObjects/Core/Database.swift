@@ -263,8 +263,9 @@ public final class Database: @unchecked Sendable {
     }
 
     /// Refuses raw transaction statements that would break ``transaction(_:)``: `BEGIN`,
-    /// `COMMIT` and `ROLLBACK` inside it, savepoints under the library's reserved names, and
-    /// a raw `BEGIN` from an async call (its thread is not the caller's).
+    /// `COMMIT` and `ROLLBACK` inside it, savepoints under the library's reserved names,
+    /// `RELEASE`/`ROLLBACK TO` of a savepoint opened outside the body, and a raw `BEGIN` from
+    /// an async call (its thread is not the caller's).
     private func checkRawStatement(_ statement: Statement, on connection: Connection) throws {
         guard let control = statement.info.transactionControl else { return }
         if connection.transactionDepth > 0 {
@@ -275,6 +276,10 @@ public final class Database: @unchecked Sendable {
             case .savepoint(let name), .release(let name), .rollbackTo(let name):
                 if name.lowercased().hasPrefix(Self.savepointPrefix) {
                     throw ActiveObjectError.misuse("savepoint names starting with \(Self.savepointPrefix) are reserved for db.transaction")
+                }
+                if !connection.trackBodySavepoint(control) {
+                    throw ActiveObjectError.misuse(
+                        "`\(statement.sql)` inside db.transaction { } names a savepoint the transaction's body did not open: it would end or undo the transaction behind its back")
                 }
             }
         }

@@ -144,15 +144,6 @@ final class ReaderPool: @unchecked Sendable {
         }
     }
 
-    /// Calls `body` with each open connection (idle or leased), for maintenance such as
-    /// clearing statement caches; `body` must lock the connection before using it.
-    func forEachConnection(_ body: (Connection) -> Void) {
-        condition.lock()
-        let all = open
-        condition.unlock()
-        all.forEach(body)
-    }
-
     /// How many connections are open right now (tests and diagnostics).
     var openCount: Int {
         condition.lock()

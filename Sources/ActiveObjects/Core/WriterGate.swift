@@ -84,7 +84,4 @@ final class WriterGate: @unchecked Sendable {
         defer { release() }
         return connection.lock.withLock { connection.dataVersion() }
     }
-
-    /// True while a raw `BEGIN` keeps the writer on the holding thread.
-    var isPinned: Bool { pinned }
 }

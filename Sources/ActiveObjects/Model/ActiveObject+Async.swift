@@ -29,6 +29,7 @@ extension ActiveObject {
     nonisolated(nonsending) private func writeInBackground(_ request: WriteRequest) async throws {
         try await withAsyncWriteSlot {
             let (schema, database) = try schemaAndDatabase()
+            try checkWritable(request, schema: schema)
             try runSaveHooks()
             let context = schema.context(in: database)
             let written = try encodedValues(schema: schema, context: context)

@@ -11,8 +11,8 @@ extension ActiveRecord where Self: ActiveObject {
     /// transaction that later rolls back, the objects become new again.
     ///
     /// Much faster than saving the objects one by one.
-    /// - Throws: ``ActiveObjectError/invalidArgument(_:)`` when an object already holds a row
-    ///   or appears twice; ``ActiveObjectError/validationFailed(_:)`` and what the hooks throw;
+    /// - Throws: ``ActiveObjectError/invalidArgument(_:)`` when an object already holds a row,
+    ///   appears twice, or was loaded without some of its columns; ``ActiveObjectError/validationFailed(_:)`` and what the hooks throw;
     ///   ``ActiveObjectError/invalidValue(table:column:reason:)``; ``DatabaseError``
     ///   (constraints…); ``ActiveObjectError/misuse(_:)`` inside `db.read`.
     public static func insertAll(_ objects: [Self]) throws {
@@ -118,6 +118,11 @@ extension ActiveObject {
                 throw ActiveObjectError.invalidArgument(
                     "insertAll inserts new objects: object \(index) already holds a row of \(schema.tableName) (save() it instead)")
             }
+            if object.isPartiallyLoaded {
+                throw ActiveObjectError.invalidArgument(
+                    "insertAll of \(schema.modelName): object \(index) was loaded without some of its columns, which hold defaults rather than values")
+            }
+            if let slot = schema.autoNumberedKeySlot { try object.checkAutoNumberedKey(slot: slot, schema: schema) }
             try object.runSaveHooks()
         }
         return (schema, database)

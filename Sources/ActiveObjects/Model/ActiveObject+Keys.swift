@@ -50,7 +50,9 @@ extension ActiveObject {
     }
 
     /// The value other tables' foreign keys hold to point at this object (its `id`, or its
-    /// single natural key column); nil when it has none yet.
+    /// single natural key column); nil when it has none yet. For an object holding its row,
+    /// the key as the row holds it: a key renamed but not saved yet still names the children
+    /// of the stored row.
     /// - Throws: ``ActiveObjectError/invalidModel(model:reason:)`` for a composite key.
     func referencedKeyValue(schema: ModelSchema) throws -> DatabaseValue? {
         guard let key = schema.referencedKey else {
@@ -61,8 +63,12 @@ extension ActiveObject {
         // Encoded as the row stores it: with the database's date strategy when the model has none.
         let context = Swift.type(of: self).resolvedDatabase.map { schema.context(in: $0) }
             ?? ValueContext(dateStrategy: schema.dateStrategy ?? .iso8601Text)
+        let accessor = schema.accessors[key.slot]
         let value = try withUnsafeObjectPointer { base in
-            try schema.accessors[key.slot].encode(from: base, context: context)
+            if recordState == .persisted, case .changed(let original) = accessor.state(in: base) {
+                return try accessor.encodeOriginal(original.value, context: context)
+            }
+            return try accessor.encode(from: base, context: context)
         }
         // A new object's natural key is whatever it holds; a NULL key names nothing.
         return value.isNull ? nil : value

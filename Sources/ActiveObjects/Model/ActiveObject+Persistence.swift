@@ -81,9 +81,13 @@ extension ActiveObject {
             "an async write of this \(schema.modelName) is still running: await it before writing the object again")
     }
 
-    /// Marks the current values as what the row `rowID` holds.
+    /// Marks the current values as what the row `rowID` holds (a nil auto-numbered key takes
+    /// the number SQLite gave the row).
     func markPersisted(schema: ModelSchema, rowID: Int64?) {
         withUnsafeObjectPointer { base in
+            if let slot = schema.autoNumberedKeySlot, let rowID, schema.accessors[slot].isNull(in: base) {
+                _ = schema.accessors[slot].load(.integer(rowID), into: base, context: ValueContext(dateStrategy: .iso8601Text))
+            }
             for accessor in schema.accessors { accessor.setState(.clean, in: base) }
         }
         markLoaded(rowID: rowID, state: .persisted)
@@ -113,11 +117,14 @@ extension ActiveObject {
     /// - A new object (`id == nil`) is inserted; `id` is set.
     /// - A loaded or saved object updates the columns that changed, and runs no SQL at all
     ///   when nothing changed.
-    /// - An object whose `id` was set by hand (or changed on a loaded object), and a deleted
-    ///   object, stand for the row with that `id`: every column is written there (the row is
-    ///   inserted, or all its columns replaced).
+    /// - An object whose `id` was set by hand (or changed on a loaded object) stands for the
+    ///   row with that `id`: every column is written there (the row is inserted, or all its
+    ///   columns replaced).
+    /// - A deleted object is inserted again with its `id` (or key); if another row holds it
+    ///   by now, SQLite's constraint error — that row is never overwritten.
     /// - An object loaded without its primary key column (`fetch(sql:)` without the key)
-    ///   cannot name a row: ``ActiveObjectError/misuse(_:)``.
+    ///   cannot name a row, and one loaded without some columns cannot write its whole row:
+    ///   ``ActiveObjectError/misuse(_:)``.
     ///
     /// Runs `validate()`, `willSave()`, the write, then `didSave()`. If anything throws,
     /// nothing is written and the object keeps its state (`id`, changes), so a retry works.
@@ -130,8 +137,8 @@ extension ActiveObject {
     /// ```
     /// - Throws: ``ActiveObjectError/validationFailed(_:)``, ``ActiveObjectError/noDatabase(model:)``,
     ///   ``ActiveObjectError/invalidValue(table:column:reason:)``, ``ActiveObjectError/recordNotFound(table:id:)``
-    ///   (the row was deleted meanwhile), ``ActiveObjectError/misuse(_:)`` (keyless object, or
-    ///   inside `db.read`), or ``DatabaseError`` (constraints, busy…); whatever `validate()`
+    ///   (the row was deleted meanwhile), ``ActiveObjectError/misuse(_:)`` (keyless or partly
+    ///   loaded object, or inside `db.read`), or ``DatabaseError`` (constraints, busy…); whatever `validate()`
     ///   or `willSave()` throw.
     public func save() throws { try write(.save) }
 
@@ -174,10 +181,6 @@ extension ActiveObject {
             WritePlan(operation: operation, sql: statement, arguments: arguments, table: table, rowID: rowID ?? id,
                       hasRowID: sql.hasRowID)
         }
-        if recordState == .keyless && (request == .save || request == .update) && !namesARowByHand(schema) {
-            throw ActiveObjectError.misuse(
-                "this \(schema.modelName) was loaded without its primary key (\(Swift.type(of: self).primaryKeys.map { "\"\($0)\"" }.joined(separator: ", "))), so it names no row: select the key to save it")
-        }
         let values = try encodedValues(schema: schema, context: context)
         let isRowIDModel: Bool
         if case .rowID = schema.key { isRowIDModel = true } else { isRowIDModel = false }
@@ -200,13 +203,19 @@ extension ActiveObject {
                 return plan(.update, sql.updateSQL(slots: slots), slots.map { values[$0] } + key,
                             rowID: rowIDAfterUpdate(slots: slots, values: values, schema: schema, sql: sql))
             }
-            if isRowIDModel {
+            if isRowIDModel, let insertWithID = sql.insertWithIDSQL, let saveWholeRow = sql.saveWholeRowSQL {
                 guard let id else { return plan(.insert, sql.insertSQL, values) }
-                // An id set by hand, a deleted object: the object stands for the whole row.
-                return plan(.insertWithID, sql.saveWholeRowSQL, [.integer(id)] + values)
+                if recordState == .deleted {
+                    // A deleted object puts its row back with the same id. If another row
+                    // took that id meanwhile (SQLite reuses the largest rowid), the INSERT
+                    // fails with a constraint error: that row is never overwritten.
+                    return plan(.insertWithID, insertWithID, [.integer(id)] + values)
+                }
+                // An id set by hand: the object stands for the whole row with that id.
+                return plan(.insertWithID, saveWholeRow, [.integer(id)] + values)
             }
-            // A natural key: a new object is inserted; a deleted one puts its row back.
-            if recordState == .deleted { return plan(.upsert, sql.saveWholeRowSQL, values) }
+            // A natural key: a new or deleted object is inserted (a key another row holds is
+            // a constraint error).
             return plan(.insert, sql.insertSQL, values)
         case .update:
             guard let key = try rowKeyArguments(schema: schema, context: context) else {
@@ -231,6 +240,46 @@ extension ActiveObject {
               let database = Swift.type(of: self).resolvedDatabase,
               database.isRowIDAlias(schema.columns[keySlots[0]].name, of: schema.tableName) else { return nil }
         return newRowID
+    }
+
+    /// Refuses the writes an object's state cannot support, before anything runs: an object
+    /// loaded without its key names no row (only `insert()` is possible), and one loaded
+    /// without some columns cannot write its whole row (the defaults it holds would replace
+    /// the row's values).
+    /// - Throws: ``ActiveObjectError/misuse(_:)``.
+    func checkWritable(_ request: WriteRequest, schema: ModelSchema) throws {
+        let state = recordState
+        if let slot = schema.autoNumberedKeySlot, state != .persisted || request == .insert {
+            try checkAutoNumberedKey(slot: slot, schema: schema)
+        }
+        if state == .new || (state == .persisted && !isPartiallyLoaded) { return }
+        if state == .keyless && request != .insert && !namesARowByHand(schema) {
+            let key = Swift.type(of: self).primaryKeys.map { "\"\($0)\"" }.joined(separator: ", ")
+            throw ActiveObjectError.misuse(
+                "this \(schema.modelName) was loaded without its primary key (\(key)), so it names no row: select the key to save it")
+        }
+        guard isPartiallyLoaded else { return }
+        let writesWholeRow: Bool
+        switch request {
+        case .insert, .upsert: writesWholeRow = true
+        case .save, .update: writesWholeRow = !holdsItsRow(schema)
+        }
+        if writesWholeRow {
+            throw ActiveObjectError.misuse(
+                "this \(schema.modelName) was loaded without some of its columns, which hold defaults rather than the row's values: \(request)() would write them over a whole row (load every column, or reload() it first)")
+        }
+    }
+
+    /// A nil optional INTEGER key asks SQLite for a number: only the rowid alias
+    /// (`INTEGER PRIMARY KEY`) gets one; any other table would store NULL, a key naming no row.
+    /// - Throws: ``ActiveObjectError/invalidValue(table:column:reason:)``.
+    func checkAutoNumberedKey(slot: Int, schema: ModelSchema) throws {
+        guard withUnsafeObjectPointer({ schema.accessors[slot].isNull(in: $0) }),
+              let database = Swift.type(of: self).resolvedDatabase,
+              !database.isRowIDAlias(schema.columns[slot].name, of: schema.tableName) else { return }
+        throw ActiveObjectError.invalidValue(
+            table: schema.tableName, column: schema.columns[slot].name,
+            reason: "the key is nil, and SQLite numbers only an INTEGER PRIMARY KEY (the rowid), which this column is not")
     }
 
     /// A keyless object of a rowid model whose `id` was set by hand names that row.
@@ -267,6 +316,7 @@ extension ActiveObject {
     private func write(_ request: WriteRequest) throws {
         let (schema, database) = try schemaAndDatabase()
         try checkNoAsyncWrite(schema)
+        try checkWritable(request, schema: schema)
         try runSaveHooks()
         let context = schema.context(in: database)
         let sql = schema.sql(in: database)

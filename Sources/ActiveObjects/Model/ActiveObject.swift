@@ -41,6 +41,10 @@ open class ActiveObject: CustomStringConvertible, Identifiable {
     /// `ActiveObject+Async.swift`). Declared beside `recordStateStorage`: it fits in the
     /// padding before the next field, so objects do not grow.
     @exclusivity(unchecked) final var asyncWriteInFlight = false
+    /// True when the object was loaded from a result that lacked some of its columns
+    /// (`fetch(sql:)` selecting part of the row): those properties hold defaults, not the
+    /// row's values, so a write of the whole row is refused. Also fits in that padding.
+    @exclusivity(unchecked) final var isPartiallyLoaded = false
     @exclusivity(unchecked) private var persistedRowIDStorage: Int64?
     /// Set when the object was inserted inside a transaction: the fate of that transaction
     /// level. Until it is known, the insert may still be rolled back; once known, the object

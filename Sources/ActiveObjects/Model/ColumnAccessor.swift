@@ -106,6 +106,11 @@ class ColumnAccessor {
         return !DatabaseValue.sameStoredValue(before, current)
     }
 
+    /// Whether the property holds nil (an optional's NULL).
+    final func isNull(in object: UnsafeRawPointer) -> Bool {
+        isNullable && (try? encode(from: object, context: ValueContext(dateStrategy: .iso8601Text)))?.isNull == true
+    }
+
     /// Stores a value the way an assignment to the property does (see ``ColumnState``).
     final func assign(_ value: DatabaseValue, into object: UnsafeMutableRawPointer, context: ValueContext) -> Bool {
         if case .clean = state(in: object) {

@@ -39,8 +39,9 @@ final class ModelSQL: @unchecked Sendable {
     let insertWithIDSQL: SharedSQL?
     let upsertSQL: SharedSQL
     let upsertWithIDSQL: SharedSQL?
-    /// Insert, or replace every column of the row with that key.
-    let saveWholeRowSQL: SharedSQL
+    /// Insert with the rowid first, or replace every column of the row with that rowid (rowid
+    /// models only: an `id` set by hand).
+    let saveWholeRowSQL: SharedSQL?
     let deleteSQL: SharedSQL
     let existsSQL: SharedSQL
     /// Whether an upsert returns the rowid.
@@ -84,7 +85,9 @@ final class ModelSQL: @unchecked Sendable {
             let key = idExpression
             let insertWithID = Self.insertSQL(table: table, columns: [key] + names)
             let assignments = names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-            let conflict = assignments.isEmpty ? "ON CONFLICT DO NOTHING" : "ON CONFLICT DO UPDATE SET \(assignments)"
+            // Without other columns, a no-op assignment of the key: `DO NOTHING` would return
+            // no row, and the object would not learn the id of the row it conflicted with.
+            let conflict = "ON CONFLICT DO UPDATE SET " + (assignments.isEmpty ? "\(key) = excluded.\(key)" : assignments)
             findByRowIDSQL = findByKeySQL
             insertWithIDSQL = SharedSQL(insertWithID)
             upsertSQL = SharedSQL("\(insert) \(conflict) RETURNING \(key)")
@@ -97,15 +100,17 @@ final class ModelSQL: @unchecked Sendable {
             let keys = slots.map { names[$0] }.joined(separator: ", ")
             let others = names.indices.filter { !slots.contains($0) }.map { names[$0] }
             let assignments = others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-            let conflict = assignments.isEmpty
-                ? "ON CONFLICT(\(keys)) DO NOTHING"
-                : "ON CONFLICT(\(keys)) DO UPDATE SET \(assignments)"
+            // Every column in the key (a join table): a no-op assignment of the key, so that
+            // `RETURNING` gives the existing row's rowid (`DO NOTHING` returns no row).
+            let firstKey = names[slots[0]]
+            let conflict = "ON CONFLICT(\(keys)) DO UPDATE SET "
+                + (assignments.isEmpty ? "\(firstKey) = excluded.\(firstKey)" : assignments)
             findByRowIDSQL = hasRowID ? SharedSQL("\(selectSQL) WHERE \"rowid\" = ?") : nil
             insertWithIDSQL = nil
             upsertSQL = SharedSQL("\(insert) \(conflict)" + (hasRowID ? " RETURNING \"rowid\"" : ""))
             upsertWithIDSQL = nil
             upsertReturnsID = hasRowID
-            saveWholeRowSQL = SharedSQL("\(insert) \(conflict)")
+            saveWholeRowSQL = nil
         }
     }
 

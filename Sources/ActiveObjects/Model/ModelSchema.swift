@@ -49,6 +49,10 @@ final class ModelSchema: @unchecked Sendable {
     let key: KeyShape
     /// Whether the model declares a `WITHOUT ROWID` table.
     let declaresWithoutRowID: Bool
+    /// The slot of a key that is one optional INTEGER column (`@Column var number: Int?`): on a
+    /// table where it is the rowid alias, SQLite numbers the rows inserted with a nil key, and
+    /// the object then gets that number. Nil for every other key.
+    let autoNumberedKeySlot: Int?
 
     /// How to load the model's own SELECTs, where slot `i` is result column `i + 1`; also how
     /// to bind its columns (slot `i` to parameter `i + 1`, plus an offset).
@@ -129,6 +133,19 @@ final class ModelSchema: @unchecked Sendable {
                 model: modelName,
                 reason: "primaryKeys names \(missing.map { "\"\($0)\"" }.joined(separator: ", ")), which no @Column declares (a composite key is made of declared columns)")
         }
+        var autoNumberedKeySlot: Int?
+        if case .columns(let keySlots) = key, let optional = keySlots.first(where: { columns[$0].accessor.isNullable }) {
+            if keySlots.count == 1 && columns[optional].accessor.columnType == .integer {
+                // `Int?`: nil asks SQLite for the next number (the key is the rowid alias).
+                autoNumberedKeySlot = optional
+            } else {
+                // A NULL key names no row: the object could be inserted, never found again.
+                throw ActiveObjectError.invalidModel(
+                    model: modelName,
+                    reason: "the primary key column \"\(columns[optional].name)\" (property \(columns[optional].propertyName)) is optional: a NULL key names no row, so declare it non-optional (only a single INTEGER key may be optional: SQLite numbers it)")
+            }
+        }
+        self.autoNumberedKeySlot = autoNumberedKeySlot
         if declaresWithoutRowID, case .rowID = key {
             throw ActiveObjectError.invalidModel(
                 model: modelName,
@@ -220,6 +237,10 @@ final class ModelSchema: @unchecked Sendable {
         guard let reference = prototype[keyPath: keyPath] as? any ColumnSlotCarrier,
               reference.slot == ColumnReference<Int64?>.primaryKeySlot || columns.indices.contains(reference.slot) else {
             throw ActiveObjectError.invalidArgument("\(keyPath) does not designate a column of \(modelName)")
+        }
+        if reference.slot < 0 && declaresWithoutRowID {
+            throw ActiveObjectError.invalidArgument(
+                "\\.$id of \(modelName): its table is WITHOUT ROWID, so its rows have no id (name the key's columns instead)")
         }
         return reference.slot
     }

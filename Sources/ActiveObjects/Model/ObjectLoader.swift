@@ -67,7 +67,9 @@ struct ObjectLoader {
     }
 
     /// A new object holding the current row. A model column missing from the result keeps the
-    /// property's default, and counts as unchanged (it is not written back by `save()`).
+    /// property's default, and counts as unchanged: `save()` writes only the columns assigned
+    /// since, and writes of the whole row (`insert()`, `upsert()`, a changed `id`, a deleted
+    /// object) are refused, since they would store those defaults.
     ///
     /// - Throws: ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)`` naming
     ///   the table, column and row id of a value that does not fit its property.
@@ -131,6 +133,7 @@ struct ObjectLoader {
             for accessor in schema.accessors { accessor.setState(.clean, in: base) }
         }
         object.markLoaded(rowID: rowID, state: state(rowID: rowID))
+        object.isPartiallyLoaded = steps.count != schema.accessors.count
     }
 
     /// A loaded object's state: it holds its row when the result named it.
@@ -166,6 +169,7 @@ struct ObjectLoader {
             }
         }
         object.markLoaded(rowID: rowID, state: state(rowID: rowID))
+        object.isPartiallyLoaded = false
     }
 }
 

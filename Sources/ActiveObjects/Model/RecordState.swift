@@ -4,8 +4,11 @@
 /// |---|---|
 /// | `new` | INSERT (with `id` when set by hand: insert, or replace the whole row with that id) |
 /// | `persisted` | UPDATE of the changed columns (none: no SQL); an `id` changed by hand writes the whole row at that id |
-/// | `deleted` | the whole row again, with the same `id` |
+/// | `deleted` | INSERT of the whole row again, with the same `id` or key (a constraint error if another row holds it now) |
 /// | `keyless` | refused: the object was loaded without its primary key, so no row can be named |
+///
+/// Orthogonal to the state, ``ActiveObject/isPartiallyLoaded`` (loaded without some columns)
+/// refuses every write of the whole row.
 enum RecordState: UInt8 {
     /// Not in the database: never saved, or its INSERT was rolled back.
     case new

@@ -14,14 +14,20 @@ struct SchemaDDL {
         let defaults = try schema.prototype.encodedValues(schema: schema, context: context)
         var definitions: [String] = []
         var indexes: [String] = []
+        let keySlots = Set(schema.keySlots)
         for (slot, column) in schema.columns.enumerated() {
             var definition = "\(column.quotedName) \(column.columnType(dateStrategy: context.dateStrategy).rawValue)"
             if !column.isNullable { definition += " NOT NULL" }
-            do {
-                definition += " DEFAULT \(try SQLLiteral.render(defaults[slot], textEncoding: textEncoding))"
-            } catch {
-                throw ActiveObjectError.invalidValue(table: schema.tableName, column: column.name,
-                                                     reason: "its default cannot be written: \(error)")
+            // A key column has no DEFAULT: every row names its own key (a prototype's default,
+            // such as a random UUID, would be one shared value), and a key column is never
+            // added to a populated table.
+            if !keySlots.contains(slot) {
+                do {
+                    definition += " DEFAULT \(try SQLLiteral.render(defaults[slot], textEncoding: textEncoding))"
+                } catch {
+                    throw ActiveObjectError.invalidValue(table: schema.tableName, column: column.name,
+                                                         reason: "its default cannot be written: \(error)")
+                }
             }
             if let parent = column.options.references {
                 definition += " REFERENCES \(try Self.referencedColumn(of: parent, from: schema, column: column.name))"

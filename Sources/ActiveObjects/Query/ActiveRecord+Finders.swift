@@ -59,16 +59,23 @@ extension ActiveRecord where Self: ActiveObject {
         }
     }
 
-    /// The objects with these primary keys, in one query, in the order of `ids` (ids without
-    /// a row are skipped; a repeated id gives the object once).
+    /// The objects with these ids (rowids, as ``ActiveRecord/find(id:)-6olih`` takes), in one
+    /// query, in the order of `ids` (ids without a row are skipped; a repeated id gives the
+    /// object once). For a natural or composite key, look rows up by their key with
+    /// ``ActiveRecord/find(key:)-6fbba``.
     ///
     /// ```swift
     /// let some: [Person] = try Person.find(ids: [3, 1, 2])
     /// ```
-    /// - Throws: as ``ActiveRecord/find(id:)-6olih``.
+    /// - Throws: as ``ActiveRecord/find(id:)-6olih`` (``ActiveObjectError/invalidArgument(_:)``
+    ///   for a `WITHOUT ROWID` table).
     public static func find(ids: [Int64]) throws -> [Self] {
+        let schema = try ModelSchema.of(self)
+        if schema.declaresWithoutRowID {
+            throw ActiveObjectError.invalidArgument("\(schema.modelName)'s table is WITHOUT ROWID: its rows have no id; use find(key:)")
+        }
         guard !ids.isEmpty else { return [] }
-        let found = try Query<Self>().where([primaryKey: ids]).all()
+        let found = try Query<Self>().where(\Self.$id, .in(ids)).all()
         return orderedByIDs(found, ids)
     }
 
@@ -119,8 +126,10 @@ extension ActiveRecord where Self: ActiveObject {
     /// Objects from your own SQL. Result columns are matched to properties by column name;
     /// extra columns are ignored; a property without a column keeps its default (and is not
     /// written back by `save()` unless you change it). Objects loaded without the primary key
-    /// column name no row: `save()`, `update()`, `delete()` and `reload()` refuse them with
-    /// ``ActiveObjectError/misuse(_:)`` (`insert()` still adds them as new rows).
+    /// column name no row: `save()`, `update()`, `upsert()`, `delete()` and `reload()` refuse
+    /// them with ``ActiveObjectError/misuse(_:)`` (`insert()` still adds them as new rows).
+    /// Objects loaded without some model columns cannot write a whole row (`insert()`,
+    /// `upsert()`, `save()` after a changed `id` or a `delete()`): also `misuse`.
     ///
     /// ```swift
     /// let older = try Person.fetch(sql: "SELECT * FROM person WHERE age > ?", [40])

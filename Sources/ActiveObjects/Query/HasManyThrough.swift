@@ -105,6 +105,14 @@ public struct HasManyThrough<Target: ActiveObject> {
     public func `where`(_ predicate: QueryPredicate<Target>) -> Query<Target> { query.where(predicate) }
     /// The related objects matching a criteria dictionary, as a query.
     public func `where`(_ criteria: [String: Any?]) -> Query<Target> { query.where(criteria) }
+    /// The related objects matching an SQL fragment, as a query.
+    public func `where`(_ sql: String, _ arguments: any ColumnValue...) -> Query<Target> {
+        query.where(sql, arguments: arguments)
+    }
+    /// The related objects matching an SQL fragment with an array of arguments, as a query.
+    public func `where`(_ sql: String, arguments: [any ColumnValue]) -> Query<Target> {
+        query.where(sql, arguments: arguments)
+    }
     /// The related objects matching a typed comparison, as a query.
     public func `where`<V>(_ column: KeyPath<Target, ColumnReference<V>>, _ comparison: ColumnOperator<V>) -> Query<Target> {
         query.where(column, comparison)

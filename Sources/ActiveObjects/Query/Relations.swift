@@ -173,6 +173,11 @@ public struct HasMany<Child: ActiveObject> {
     public func `where`(_ sql: String, _ arguments: any ColumnValue...) -> Query<Child> {
         query.where(sql, arguments: arguments)
     }
+    /// The children matching an SQL fragment with an array of arguments, as a query:
+    /// `group.people.where("age > ?", arguments: [30])`.
+    public func `where`(_ sql: String, arguments: [any ColumnValue]) -> Query<Child> {
+        query.where(sql, arguments: arguments)
+    }
     /// The children matching a typed comparison, as a query.
     public func `where`<V>(_ column: KeyPath<Child, ColumnReference<V>>, _ comparison: ColumnOperator<V>) -> Query<Child> {
         query.where(column, comparison)
