@@ -63,10 +63,27 @@ final class PlaylistTrack: ActiveObject {
     @Column(references: Track.self, onDelete: .cascade) var trackId: Int64 = 0
 }
 
-/// Collects the SQL the trace hook reports.
-final class SQLLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lines: [String] = []
-    func append(_ sql: String) { lock.withLock { lines.append(sql) } }
-    func take() -> [String] { lock.withLock { defer { lines = [] }; return lines } }
+/// Collects the SQL the trace hook reports — in a second, in-memory database: a `Database` is
+/// `Sendable`, so the trace closure may use it from whatever thread runs a statement, with no
+/// lock of our own (and no `@unchecked Sendable`).
+final class SQLLog: Sendable {
+    private let store: Database
+
+    init() throws {
+        store = try Database.inMemory()
+        try store.execute("CREATE TABLE line (sql TEXT NOT NULL)")
+    }
+
+    func append(_ sql: String) {
+        try? store.execute("INSERT INTO line (sql) VALUES (?)", [sql])
+    }
+
+    /// The statements logged since the last call, in order.
+    func take() throws -> [String] {
+        try store.transaction {
+            let lines: [String] = try store.rows("SELECT sql FROM line ORDER BY rowid").map { try $0[0] }
+            try store.execute("DELETE FROM line")
+            return lines
+        }
+    }
 }

@@ -8,7 +8,7 @@ func runSynchronousTour() throws {
     // MARK: Opening a database
 
     section("Opening a database")
-    let log = SQLLog()
+    let log = try SQLLog()
     var options = Database.Options()
     options.trace = { sql, _ in log.append(sql) }
     let db = try Database.inMemory(options: options)
@@ -28,7 +28,7 @@ func runSynchronousTour() throws {
     migrator.register("002-create-people") { db in try Person.createTable(in: db) }
     try migrator.migrate(db)
     print("applied migrations:", try migrator.appliedMigrations(db))
-    _ = log.take()
+    _ = try log.take()
 
     // MARK: Saving
 
@@ -43,7 +43,7 @@ func runSynchronousTour() throws {
     print("changed columns:", joe.changedColumns)
     try joe.save()
     try joe.save()   // unchanged: no SQL at all
-    print("SQL:", log.take().filter { !$0.hasPrefix("SELECT") })
+    print("SQL:", try log.take().filter { !$0.hasPrefix("SELECT") })
 
     for (name, age, rating) in [("Ann", 25, 4.5), ("Bob", 41, 3.0), ("Cid", 35, 4.0), ("Dee", 19, 5.0), ("Eve", 52, 2.5)] {
         let person = Person()
@@ -87,10 +87,10 @@ func runSynchronousTour() throws {
 
     section("Relations")
     print("crew has", try crew.people.count(), "people; over 40:", try crew.people.where(\.$age > 40).all().map(\.name))
-    _ = log.take()
+    _ = try log.take()
     let members = try Person.where(\.$groupId != nil).including(\.group).all()
     print("eager loading:", members.map { "\($0.name)@\((try? $0.group.get())?.name ?? "-")" })
-    print("queries for \(members.count) people and their groups:", log.take().count)
+    print("queries for \(members.count) people and their groups:", try log.take().count)
 
     // MARK: Updating and deleting
 
@@ -152,9 +152,9 @@ func runSynchronousTour() throws {
         try mix.tracks.add(track)          // saves the new playlist and track, then the join row
     }
     print("Mix:", try mix.tracks.all().map(\.title), "| longer than 5 min:", try mix.tracks.where(\.$seconds > 300).count())
-    _ = log.take()
+    _ = try log.take()
     let lists = try Playlist.all.including(\.tracks).all()
-    print("playlists with their tracks in", log.take().count, "queries:", lists.map { "\($0.name): \((try? $0.tracks.count()) ?? 0)" })
+    print("playlists with their tracks in", try log.take().count, "queries:", lists.map { "\($0.name): \((try? $0.tracks.count()) ?? 0)" })
 
     // MARK: Across relations, grouping, batch writes
 
@@ -171,7 +171,7 @@ func runSynchronousTour() throws {
         track.seconds = number % 400
         return track
     }
-    _ = log.take()
+    _ = try log.take()
     try Track.insertAll(imported)
-    print("insertAll: 1,000 tracks in", log.take().filter { $0.hasPrefix("INSERT") }.count, "INSERTs; ids", imported.first!.id!, "…", imported.last!.id!)
+    print("insertAll: 1,000 tracks in", try log.take().filter { $0.hasPrefix("INSERT") }.count, "INSERTs; ids", imported.first!.id!, "…", imported.last!.id!)
 }

@@ -5,12 +5,12 @@ extension Database {
     func tableHasRowID(_ table: String) -> Bool {
         let key = table.lowercased()
         if let known = tableLayouts.withLock({ $0[key] }) { return known }
-        let found: Bool? = try? withReader { connection in
+        let found: Bool? = withFreeConnection { connection in
             let rows = try connection.rows("SELECT wr FROM pragma_table_list WHERE name = ? COLLATE NOCASE AND schema = 'main'",
                                            [.text(table)])
             guard let row = rows.first else { return nil }
             return try row[0] as Int == 0
-        } ?? nil
+        }
         guard let found else { return true }
         tableLayouts.withLock { $0[key] = found }
         return found
@@ -24,7 +24,7 @@ extension Database {
         let key = "\u{0}alias\u{0}\(table.lowercased())\u{0}\(column.lowercased())"
         if let known = tableLayouts.withLock({ $0[key] }) { return known }
         guard tableHasRowID(table) else { return false }
-        let found: Bool? = try? withReader { connection in
+        let found: Bool? = withFreeConnection { connection in
             let keys = try connection.rows("SELECT name, type FROM pragma_table_info(?) WHERE pk > 0", [.text(table)])
             guard !keys.isEmpty else {
                 // No key at all: the table may not exist yet.
@@ -39,10 +39,28 @@ extension Database {
             // `INTEGER PRIMARY KEY DESC` is not an alias: its key has an index, like any other.
             let keyIndexes = try connection.rows("SELECT 1 FROM pragma_index_list(?) WHERE origin = 'pk'", [.text(table)])
             return keyIndexes.isEmpty
-        } ?? nil
+        }
         guard let found else { return false }
         tableLayouts.withLock { $0[key] = found }
         return found
+    }
+
+    /// Runs a layout lookup on a connection free right now — a reader, else the writer — and
+    /// only then waits for a reader: the lookup often runs on the way to a write, which must
+    /// not wait for a reader a long walk holds. Nil when no connection answered.
+    private func withFreeConnection<T>(_ body: (Connection) throws -> T?) -> T? {
+        let context = ThreadContext.current
+        if let readers, !writerGate.isHeld(by: context.token), context.readScope(for: identity) == nil {
+            if let connection = try? readers.lease(token: context.token, timeout: 0) {
+                defer { readers.giveBack(connection) }
+                return (try? connection.lock.withLock { () throws -> T? in
+                    _ = try connection.checkOpen()
+                    return try body(connection)
+                }) ?? nil
+            }
+            if let value = try? withWriterConnection(context, timeout: 0, body) { return value }
+        }
+        return (try? withReader(body)) ?? nil
     }
 
     /// Forgets what ``tableHasRowID(_:)`` learned (after the schema changed).

@@ -45,6 +45,9 @@ public final class Database: @unchecked Sendable {
     let observations: ObservationCenter
     /// Whether each table (lowercased) has a rowid, as learned by ``tableHasRowID(_:)``.
     let tableLayouts = LockedValue<[String: Bool]>([:])
+    /// Set once raw SQL gave the writer state no reader has (`ATTACH`, a `TEMP` table, view,
+    /// index or trigger): from then on every read runs on the writer, which sees it.
+    let writerHoldsConnectionState = AtomicFlag()
 
     /// The writer connection.
     var writer: Connection { writerGate.connection }
@@ -99,9 +102,12 @@ public final class Database: @unchecked Sendable {
         writer.lock.withLock { writer.closeNow() }
     }
 
-    /// Closes the database. Idempotent. Waits for a transaction running on another thread to
-    /// end; afterwards every call throws ``ActiveObjectError/databaseClosed``, and open cursors
-    /// are finalized (their `next()` throws the same).
+    /// Closes the database. Idempotent. Never waits for a read in progress: idle readers and
+    /// open cursors are closed at once (a cursor's `next()` then throws
+    /// ``ActiveObjectError/databaseClosed``), and a walk (`each`) whose body is running is
+    /// interrupted — its next step throws the same, and its reader closes when it returns.
+    /// Waits for a transaction running on another thread to end. Afterwards every call throws
+    /// ``ActiveObjectError/databaseClosed``.
     ///
     /// - Throws: nothing today; declared `throws` so that a future failure to close can be reported.
     public func close() throws {
@@ -162,6 +168,7 @@ public final class Database: @unchecked Sendable {
             }
             // A table recreated under another layout (WITHOUT ROWID…) is looked at again.
             if statement.info.changesSchema { forgetTableLayouts() }
+            if statement.info.createsConnectionState { writerHoldsConnectionState.set() }
         }
     }
 
@@ -233,8 +240,15 @@ public final class Database: @unchecked Sendable {
 
     /// True while **the calling thread** is inside a ``transaction(_:)-8sgwh`` of this database (or
     /// a transaction it began with raw SQL). Never waits for another thread's transaction.
+    /// False inside ``read(_:)-54zpm`` alone (its snapshot is a read transaction), whatever
+    /// connection serves it.
     public var isInTransaction: Bool {
-        guard writerGate.isHeld(by: ThreadContext.current.token) else { return false }
+        let context = ThreadContext.current
+        guard writerGate.isHeld(by: context.token) else { return false }
+        if writer.transactionDepth == 0, let scope = context.readScope(for: identity), scope.forbidsWrites,
+           scope.connection === writer {
+            return false   // a read block's deferred transaction on the one connection
+        }
         return !writer.isAutocommit
     }
 
@@ -258,6 +272,7 @@ public final class Database: @unchecked Sendable {
         return try withWriter { connection in
             let statement = try connection.cachedStatement(sql)
             try checkRawStatement(statement, on: connection)
+            defer { if statement.info.createsConnectionState { writerHoldsConnectionState.set() } }
             return try body(connection, statement)
         }
     }
@@ -300,7 +315,7 @@ public final class Database: @unchecked Sendable {
     @inline(__always)
     func withReader<T>(_ body: (Connection) throws -> T) throws -> T {
         let context = ThreadContext.current
-        guard let readers, !writerGate.isHeld(by: context.token) else {
+        guard let readers, !writerGate.isHeld(by: context.token), !writerHoldsConnectionState.isSet else {
             return try withWriterConnection(context, body)
         }
         if let scope = context.readScope(for: identity) {
@@ -308,8 +323,16 @@ public final class Database: @unchecked Sendable {
         }
         let connection = try readers.lease(token: context.token, timeout: options.busyTimeoutNanoseconds)
         defer { readers.giveBack(connection) }
-        return try use(connection, body)
+        do {
+            return try use(connection, body)
+        } catch let error as DatabaseError where error.resultCode == .interrupt && readers.isShutDown {
+            // close() interrupted this read (a walk whose body was running).
+            throw ActiveObjectError.databaseClosed
+        }
     }
+
+    /// True once ``close()`` has begun: the readers are closed (or closing), the writer too.
+    var isShuttingDown: Bool { readers?.isShutDown ?? false || isClosed }
 
     /// ``withReader(_:)``, with the connection also serving every read `body` makes on this
     /// thread (one snapshot: a fetch and the relations it preloads agree).
@@ -344,8 +367,9 @@ public final class Database: @unchecked Sendable {
     /// The writer, without the check for ``read(_:)`` blocks: for reads that must run on the
     /// writer (a cursor opened inside a transaction).
     @inline(__always)
-    func withWriterConnection<T>(_ context: ThreadContext, _ body: (Connection) throws -> T) throws -> T {
-        try writerGate.acquire(token: context.token, timeout: options.busyTimeoutNanoseconds)
+    func withWriterConnection<T>(_ context: ThreadContext, timeout: Int64? = nil,
+                                 _ body: (Connection) throws -> T) throws -> T {
+        try writerGate.acquire(token: context.token, timeout: timeout ?? options.busyTimeoutNanoseconds)
         defer { writerGate.release() }
         return try use(writer, body)
     }
@@ -358,15 +382,22 @@ public final class Database: @unchecked Sendable {
         return try body(connection)
     }
 
-    /// Leases a reader for a cursor, which keeps it until it ends (its statement keeps a read
-    /// transaction open). Nil when reads use the writer (one connection, or in a transaction).
-    func leaseReaderForCursor() throws -> Connection? {
+    /// The reader a cursor reads on: inside a read scope (``read(_:)``, a walk with `each`),
+    /// the scope's connection, borrowed (the cursor reads that snapshot and is closed when the
+    /// scope ends); otherwise a reader leased for the cursor, which keeps it until it ends (its
+    /// statement keeps a read transaction open). Nil when reads use the writer (one
+    /// connection, a transaction, or connection state only the writer has).
+    func readerForCursor(_ cursor: any ScopeBoundCursor) throws -> (connection: Connection, leased: Bool)? {
         let context = ThreadContext.current
-        guard let readers, !writerGate.isHeld(by: context.token) else { return nil }
-        return try readers.lease(token: context.token, timeout: options.busyTimeoutNanoseconds)
+        guard let readers, !writerGate.isHeld(by: context.token), !writerHoldsConnectionState.isSet else { return nil }
+        if let (scope, depth) = context.cursorScope(for: identity) {
+            context.registerScopeCursor(cursor, depth: depth)
+            return (scope.connection, false)
+        }
+        return (try readers.lease(token: context.token, timeout: options.busyTimeoutNanoseconds), true)
     }
 
-    /// Gives back a reader leased with ``leaseReaderForCursor()``.
+    /// Gives back a reader leased with ``readerForCursor(_:)``.
     func giveBackCursorReader(_ connection: Connection) {
         readers?.giveBack(connection)
     }

@@ -129,19 +129,40 @@ final class ReaderPool: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Closes every connection: idle ones at once, leased ones as soon as their current use
-    /// ends (their holders then get ``ActiveObjectError/databaseClosed``). Later leases throw.
+    /// Closes every connection without waiting for user code: idle ones, and leased ones not
+    /// in use right now (an open cursor between two `next()` calls: its statement is
+    /// finalized), at once. A leased connection in use — a walk whose body is running, which
+    /// may itself wait for the thread calling `close()` — is interrupted (its statement's next
+    /// step fails) and closed by its holder when given back. Later leases throw
+    /// ``ActiveObjectError/databaseClosed``.
     func close() {
         condition.lock()
         isClosed = true
         let all = open
         idle.removeAll()
         idleHolders.removeAll()
+        var closeLater: [Connection] = []
+        for connection in all {
+            // Under the pool's lock: a holder cannot give the connection back (and close it)
+            // meanwhile, so interrupting it is safe.
+            if connection.lock.try() {
+                connection.closeNow()
+                connection.lock.unlock()
+            } else {
+                connection.interrupt()
+                closeLater.append(connection)
+            }
+        }
+        open = closeLater
         condition.broadcast()
         condition.unlock()
-        for connection in all {
-            connection.lock.withLock { connection.closeNow() }
-        }
+    }
+
+    /// True once ``close()`` ran.
+    var isShutDown: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return isClosed
     }
 
     /// How many connections are open right now (tests and diagnostics).

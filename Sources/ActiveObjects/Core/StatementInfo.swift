@@ -22,13 +22,16 @@ final class StatementInfo: Sendable {
     let transactionControl: TransactionControl?
     /// True for CREATE, DROP and ALTER statements (they change tables without changing rows).
     let changesSchema: Bool
+    /// True for `ATTACH` and `CREATE TEMP …`: state only the connection that runs it sees.
+    let createsConnectionState: Bool
 
     init(readTables: Set<String>, writtenTables: Set<String>, transactionControl: TransactionControl?,
-         changesSchema: Bool) {
+         changesSchema: Bool, createsConnectionState: Bool = false) {
         self.readTables = readTables
         self.writtenTables = writtenTables
         self.transactionControl = transactionControl
         self.changesSchema = changesSchema
+        self.createsConnectionState = createsConnectionState
     }
 
     /// True when the statement may change the database.
@@ -47,14 +50,22 @@ final class StatementInfoCollector {
     private var writtenTables: Set<String> = []
     private var transactionControl: TransactionControl?
     private var changesSchema = false
+    private var createsConnectionState = false
 
     func build() -> StatementInfo {
         StatementInfo(readTables: readTables, writtenTables: writtenTables, transactionControl: transactionControl,
-                      changesSchema: changesSchema)
+                      changesSchema: changesSchema, createsConnectionState: createsConnectionState)
     }
 
     /// Records one authorizer report (action codes: <https://www.sqlite.org/c3ref/c_alter_table.html>).
     func record(action: Int32, _ first: String?, _ second: String?) {
+        switch action {
+        case SQLITE_ATTACH, SQLITE_CREATE_TEMP_TABLE, SQLITE_CREATE_TEMP_VIEW, SQLITE_CREATE_TEMP_TRIGGER,
+             SQLITE_CREATE_TEMP_INDEX:
+            createsConnectionState = true
+        default:
+            break
+        }
         switch action {
         case SQLITE_READ:
             if let first { readTables.insert(first.lowercased()) }

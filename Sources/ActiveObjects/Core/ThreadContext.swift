@@ -19,6 +19,9 @@ final class ThreadContext {
     var isRunningAsyncJob: Bool { jobDatabase != nil }
     /// Open read scopes, innermost last.
     @exclusivity(unchecked) private(set) var readScopes: [ReadScope] = []
+    /// Cursors opened on the connection of a read scope, with that scope's depth (its index
+    /// in `readScopes` plus one): they read its snapshot, and are closed when it ends.
+    @exclusivity(unchecked) private var scopeCursors: [(depth: Int, cursor: WeakScopeCursor)] = []
     /// Rows changed by this thread's last write, per database.
     @exclusivity(unchecked) private var lastChanges: [(database: ObjectIdentifier, count: Int)] = []
 
@@ -33,7 +36,30 @@ final class ThreadContext {
     }
 
     func pushReadScope(_ scope: ReadScope) { readScopes.append(scope) }
-    func popReadScope() { readScopes.removeLast() }
+
+    func popReadScope() {
+        if !scopeCursors.isEmpty { closeScopeCursors(from: readScopes.count) }
+        readScopes.removeLast()
+    }
+
+    /// The innermost read scope of `database` on this thread, with its depth, for a cursor
+    /// that will read on its connection until it ends (see ``registerScopeCursor(_:depth:)``).
+    func cursorScope(for database: ObjectIdentifier) -> (scope: ReadScope, depth: Int)? {
+        guard let index = readScopes.lastIndex(where: { $0.database == database }) else { return nil }
+        return (readScopes[index], index + 1)
+    }
+
+    /// Ties `cursor` to the read scope at `depth`: when that scope ends, the cursor closes
+    /// (its statement must not outlive the snapshot, nor the lease, it reads).
+    func registerScopeCursor(_ cursor: any ScopeBoundCursor, depth: Int) {
+        scopeCursors.append((depth, WeakScopeCursor(cursor)))
+    }
+
+    private func closeScopeCursors(from depth: Int) {
+        let ending = scopeCursors.filter { $0.depth >= depth }
+        scopeCursors.removeAll { $0.depth >= depth || $0.cursor.value == nil }
+        for entry in ending { entry.cursor.value?.scopeEnded() }
+    }
 
     func recordChanges(_ count: Int, in database: ObjectIdentifier) {
         if let index = lastChanges.firstIndex(where: { $0.database == database }) {
@@ -55,4 +81,16 @@ final class ThreadContext {
 
     /// This thread's context, created on first use.
     static var current: ThreadContext { boxes.value { ThreadContext() } }
+}
+
+/// A cursor that reads on a read scope's connection and must end with that scope.
+protocol ScopeBoundCursor: AnyObject {
+    /// The scope it reads in ended: close, and refuse to go on.
+    func scopeEnded()
+}
+
+/// A weak reference to a ``ScopeBoundCursor`` (a cursor dropped early is simply gone).
+struct WeakScopeCursor {
+    weak var value: (any ScopeBoundCursor)?
+    init(_ value: any ScopeBoundCursor) { self.value = value }
 }

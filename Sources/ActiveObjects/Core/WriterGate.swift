@@ -43,7 +43,7 @@ final class WriterGate: @unchecked Sendable {
             guard lock.lock(before: deadline) else {
                 throw DatabaseError(
                     extendedResultCode: .busy,
-                    message: "the database's writer stayed busy (another thread's transaction) for longer than the busy timeout")
+                    message: "the database's writer stayed busy for longer than the busy timeout: a transaction held it on another thread (an async call runs on the database's own threads, so a raw BEGIN of the caller's thread counts too)")
             }
         }
         activeobjects_atomic_store(owner, token)

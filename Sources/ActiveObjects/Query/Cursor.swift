@@ -9,15 +9,22 @@ import Foundation
 /// ```
 ///
 /// A cursor reads one snapshot: it keeps a reader connection (and its read transaction)
-/// until it is exhausted, closed or released, while other threads use the database. In WAL
+/// until it is exhausted, closed or released, while other threads use the database. Opened
+/// inside ``Database/read(_:)`` (or inside a walk with `each`), it reads that block's
+/// snapshot on its connection, and is closed when the block ends. In WAL
 /// mode an open read transaction holds back checkpoints: call ``close()`` or drop the cursor
 /// when you stop early. (Opened inside a transaction, or when one connection serves
 /// everything, it reads on the writer, taking it for each `next()`.) Closing the database
 /// finalizes open cursors; their `next()` then throws ``ActiveObjectError/databaseClosed``.
-public final class Cursor<Model: ActiveObject> {
+public final class Cursor<Model: ActiveObject>: ScopeBoundCursor {
     private let database: Database
-    /// The reader this cursor keeps; nil when it reads on the writer.
-    private let reader: Connection?
+    /// The reader this cursor reads on; nil when it reads on the writer.
+    private var reader: Connection?
+    /// Whether `reader` was leased for this cursor (given back when it closes), rather than
+    /// borrowed from the enclosing ``Database/read(_:)`` block or walk.
+    private var leasedReader = false
+    /// Set when the read block the cursor was opened in ended before the cursor did.
+    private var outlivedItsScope = false
     private var statement: Statement?
     private let loader: ObjectLoader
     /// Eager loading of the query's relations, for a batch of objects (nil without `including`).
@@ -35,7 +42,9 @@ public final class Cursor<Model: ActiveObject> {
         self.preload = preload
         self.batchSize = Swift.max(1, batchSize)
         loader = ObjectLoader(canonicalFor: schema, context: context)
-        reader = try database.leaseReaderForCursor()
+        if let (connection, leased) = try database.readerForCursor(self) {
+            (reader, leasedReader) = (connection, leased)
+        }
         // A cursor owns its own statement (never a cached one): it stays open across calls.
         do {
             statement = try withConnection { connection in
@@ -44,7 +53,7 @@ public final class Cursor<Model: ActiveObject> {
                 return statement
             }
         } catch {
-            if let reader { database.giveBackCursorReader(reader) }
+            if let reader, leasedReader { database.giveBackCursorReader(reader) }
             throw error
         }
     }
@@ -67,6 +76,10 @@ public final class Cursor<Model: ActiveObject> {
         if nextPending < pending.count { return takePending() }
         guard let statement else {
             if database.isClosed { throw ActiveObjectError.databaseClosed }
+            if outlivedItsScope {
+                throw ActiveObjectError.misuse(
+                    "this cursor read the snapshot of the db.read { } block (or each body) it was opened in, which has ended: open it outside the block to keep it")
+            }
             return nil
         }
         do {
@@ -88,6 +101,9 @@ public final class Cursor<Model: ActiveObject> {
                 (pending, nextPending) = (batch, 0)
                 return nextPending < pending.count ? takePending() : nil
             }
+        } catch let error as DatabaseError where error.resultCode == .interrupt && database.isShuttingDown {
+            close()
+            throw ActiveObjectError.databaseClosed
         } catch {
             close()
             throw error
@@ -112,7 +128,13 @@ public final class Cursor<Model: ActiveObject> {
             statement.finalize()
             connection.options.traceHandler?(statement.sql, DispatchTime.now().uptimeNanoseconds &- start)
         }
-        if let reader { database.giveBackCursorReader(reader) }
+        if let reader, leasedReader { database.giveBackCursorReader(reader) }
+    }
+
+    /// The read block this cursor was opened in ended (see ``Database/readerForCursor(_:)``).
+    func scopeEnded() {
+        if statement != nil { outlivedItsScope = true }
+        close()
     }
 
     deinit { close() }
