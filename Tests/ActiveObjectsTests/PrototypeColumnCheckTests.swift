@@ -15,6 +15,28 @@ final class CheckBoxed<Value> {
     init(wrappedValue: Value) { self.wrappedValue = wrappedValue }
 }
 
+/// A user property wrapper that keeps its wrapped value in an array.
+@propertyWrapper
+struct CheckArrayBoxed<Value> {
+    var storage: [Value]
+    var wrappedValue: Value {
+        get { storage[0] }
+        set { storage[0] = newValue }
+    }
+    init(wrappedValue: Value) { storage = [wrappedValue] }
+}
+
+/// A user property wrapper that keeps its wrapped value in a closure.
+@propertyWrapper
+struct CheckClosureBoxed<Value> {
+    private var read: () -> Value
+    var wrappedValue: Value {
+        get { read() }
+        set { read = { newValue } }
+    }
+    init(wrappedValue: Value) { read = { wrappedValue } }
+}
+
 /// A struct that declares a column wrapper of its own.
 struct CheckColumnHolder {
     @Column var street: String = ""
@@ -43,6 +65,22 @@ struct CheckColumnHolder {
     final class ColumnInsideOptional: ModelTestRecord {
         @Column var plain = ""
         var maybe: Column<Int>? = Column(wrappedValue: 1)
+    }
+
+    final class WrappedInArrayWrapper: ModelTestRecord {
+        @Column var plain = ""
+        @CheckArrayBoxed @Column var hidden = 0
+    }
+
+    final class WrappedInClosureWrapper: ModelTestRecord {
+        @Column var plain = ""
+        @CheckClosureBoxed @Column var hidden = 0
+    }
+
+    /// Keeps a column wrapper only in a closure it stores under another name.
+    final class ColumnInClosure: ModelTestRecord {
+        @Column var plain = ""
+        var makeLater: () -> Int = { let column = Column(wrappedValue: 1); return { column.wrappedValue } }()
     }
 
     final class CustomMirrored: ModelTestRecord, CustomReflectable {
@@ -77,6 +115,9 @@ struct CheckColumnHolder {
         (ColumnInsideStruct.self, "property address holds a @Column"),
         (ColumnInsideOptional.self, "property maybe holds a @Column"),
         (CustomMirrored.self, "CustomReflectable"),
+        (WrappedInArrayWrapper.self, "property hidden holds a @Column"),
+        (WrappedInClosureWrapper.self, "property hidden holds a @Column"),
+        (ColumnInClosure.self, "cannot see"),
     ]
 
     @Test(arguments: hidingModels)
@@ -124,6 +165,42 @@ struct CheckColumnHolder {
         }
     }
 
+    /// Creates an object of another model in its init() and lets it go at once (as
+    /// `print(CheckChild())` would).
+    final class DescribesAnotherModel: ModelTestRecord {
+        @Column var name = ""
+        var describedChild = ""
+
+        required init() {
+            super.init()
+            describedChild = String(describing: CheckChild())
+        }
+    }
+
+    /// Creates objects of another model in property initializers, kept or not.
+    final class CreatesOtherModelsInPropertyInitializers: ModelTestRecord {
+        var helper = CheckChild()
+        @Column var name = ""
+        var discarded: Int = { _ = CheckChild(); return 1 }()
+        var byLabel: [String: CheckChild] = ["a": CheckChild()]
+        @JSONColumn var tags: [String] = []
+    }
+
+    @Test func objectsOfOtherModelsCreatedAndDroppedByThePrototypesInitAreIgnored() throws {
+        try withModelDB { _ in
+            let describing = try ModelSchema.of(DescribesAnotherModel.self)
+            #expect(describing.columns.map(\.name) == ["name"])
+            #expect((describing.prototype as? DescribesAnotherModel)?.describedChild.hasPrefix("CheckChild(") == true)
+            let creating = try ModelSchema.of(CreatesOtherModelsInPropertyInitializers.self)
+            #expect(creating.columns.map(\.name) == ["name", "tags"])
+            try CreatesOtherModelsInPropertyInitializers.createTable()
+            let object = CreatesOtherModelsInPropertyInitializers()
+            object.name = "n"
+            try object.save()
+            #expect(try CreatesOtherModelsInPropertyInitializers.findAll().map(\.name) == ["n"])
+        }
+    }
+
     // MARK: The check itself, with a discovery that misses columns
 
     /// A prototype of `type` with the descriptors its initializers recorded.
@@ -143,7 +220,7 @@ struct CheckColumnHolder {
         #expect(zip(located, discovery.columns).allSatisfy { $0.descriptor === $1.descriptor })
         // Creation order is declaration order here.
         #expect(zip(recorded, discovery.columns).allSatisfy { $0 === $1.descriptor })
-        try PrototypeColumnCheck.verify(prototype: object, recorded: recorded, discovery: discovery)
+        try PrototypeColumnCheck.verify(prototype: object, recorded: recorded, others: [], discovery: discovery)
     }
 
     @Test func aModelWhoseColumnsTheRuntimeDoesNotDescribeNamesTheBuildSetting() throws {
@@ -152,7 +229,7 @@ struct CheckColumnHolder {
         // What a module built with -disable-reflection-metadata gives: no fields of its own.
         let stripped = ColumnDiscovery(columns: [], fields: discovery.fields.filter { !$0.name.hasPrefix("_") })
         let error = expectActiveObjectError {
-            try PrototypeColumnCheck.verify(prototype: object, recorded: recorded, discovery: stripped)
+            try PrototypeColumnCheck.verify(prototype: object, recorded: recorded, others: [], discovery: stripped)
         }
         guard case let .invalidModel(model, reason)? = error else {
             Issue.record("expected invalidModel, got \(String(describing: error))")
@@ -175,7 +252,7 @@ struct CheckColumnHolder {
             // The field is still described: the column is hidden inside it.
             let partial = ColumnDiscovery(columns: columns, fields: discovery.fields)
             let error = expectActiveObjectError {
-                try PrototypeColumnCheck.verify(prototype: object, recorded: recorded, discovery: partial)
+                try PrototypeColumnCheck.verify(prototype: object, recorded: recorded, others: [], discovery: partial)
             }
             #expect(error?.isInvalidModel == true)
             #expect("\(error.map { "\($0)" } ?? "")".contains(discovery.columns[dropped].propertyName))
@@ -192,10 +269,46 @@ struct CheckColumnHolder {
                                         accessor: columns[1].accessor),
                        columns[2]]
         let error = expectActiveObjectError {
-            try PrototypeColumnCheck.verify(prototype: object, recorded: recorded,
+            try PrototypeColumnCheck.verify(prototype: object, recorded: recorded, others: [],
                                             discovery: ColumnDiscovery(columns: swapped, fields: discovery.fields))
         }
         #expect(error?.isInvalidModel == true)
+    }
+
+    @Test func aDescriptorStoredNeitherInThePrototypeNorInAnotherCreatedObjectIsRefused() throws {
+        try PrototypeConstruction.withSchemaBuild(of: Plain.self) { build in
+            let (object, recorded) = build.makePrototype {
+                _ = CheckChild()                  // dropped at once, kept by the build
+                return Plain()
+            }
+            #expect(recorded.count == 4)
+            #expect(build.others.count == 1 && build.others.first is CheckChild)
+            let discovery = try ColumnDiscovery(prototype: object)
+            // Found in the other object: that object's column.
+            try PrototypeColumnCheck.verify(prototype: object, recorded: recorded, others: build.others,
+                                            discovery: discovery)
+            // Found nowhere: a column the library cannot see.
+            let error = expectActiveObjectError {
+                try PrototypeColumnCheck.verify(prototype: object, recorded: recorded, others: [], discovery: discovery)
+            }
+            guard case let .invalidModel(model, reason)? = error else {
+                Issue.record("expected invalidModel, got \(String(describing: error))")
+                return
+            }
+            #expect(model == "Plain")
+            #expect(reason.contains("created 1 @Column/@JSONColumn wrapper that ActiveObjects cannot see"), "\(reason)")
+            #expect(reason.contains("closure"))
+        }
+    }
+
+    @Test func aTypeNamesAColumnWrapperOnlyAsAWholeName() {
+        #expect(PrototypeColumnCheck.namesColumnWrapper("Boxed<Column<Int>>"))
+        #expect(PrototypeColumnCheck.namesColumnWrapper("Column<String>"))
+        #expect(PrototypeColumnCheck.namesColumnWrapper("Boxed<ActiveObjects.JSONColumn<Array<String>>>"))
+        #expect(PrototypeColumnCheck.namesColumnWrapper("(Int, Column<Int>)"))
+        #expect(!PrototypeColumnCheck.namesColumnWrapper("MyColumn<Int>"))
+        #expect(!PrototypeColumnCheck.namesColumnWrapper("ColumnReference<Int>"))
+        #expect(!PrototypeColumnCheck.namesColumnWrapper("() -> Int"))
     }
 
     @Test func instanceSizeCoversEveryStoredProperty() throws {

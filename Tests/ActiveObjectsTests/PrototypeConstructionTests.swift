@@ -89,17 +89,65 @@ import CActiveObjectsSupport
     }
 
     @Test func objectsUserCodeCreatesDuringAPrototypesInitAreRecordedButNotThePrototypes() throws {
-        let (prototype, recorded) = PrototypeConstruction.withSchemaBuild(of: Host.self) { build in
-            build.makePrototype {
+        try PrototypeConstruction.withSchemaBuild(of: Host.self) { build in
+            let (prototype, recorded) = build.makePrototype {
                 _ = Guest()                      // user code in an init(): still recorded…
                 return Host()
             }
+            #expect(recorded.count == 4)
+            // …but not stored in the prototype: stored in the other object the build kept.
+            #expect(PrototypeColumnCheck.locate(recorded, in: prototype).count == 3)
+            #expect(build.others.count == 1)
+            #expect(PrototypeColumnCheck.locate(recorded, in: build.others[0]).count == 1)
+            let discovery = try ColumnDiscovery(prototype: prototype)
+            try PrototypeColumnCheck.verify(prototype: prototype, recorded: recorded, others: build.others,
+                                            discovery: discovery)
         }
-        #expect(recorded.count == 4)
-        // …but not stored in the prototype, so the schema check ignores it by identity.
-        #expect(PrototypeColumnCheck.locate(recorded, in: prototype).count == 3)
-        let discovery = try ColumnDiscovery(prototype: prototype)
-        try PrototypeColumnCheck.verify(prototype: prototype, recorded: recorded, discovery: discovery)
+    }
+
+    @Test func theBuildKeepsTheObjectsCreatedDuringThePrototypesInitUntilItEnds() throws {
+        weak var dropped: Guest?
+        weak var prototypeSeen: Host?
+        PrototypeConstruction.withSchemaBuild(of: Host.self) { build in
+            _ = Guest()                          // before the prototype's init(): not kept
+            #expect(build.others.isEmpty)
+            let (prototype, _) = build.makePrototype {
+                let guest = Guest()
+                dropped = guest
+                return Host()
+            }
+            prototypeSeen = prototype as? Host
+            _ = Guest()                          // after it: not kept
+            #expect(dropped != nil, "kept by the build")
+            #expect(build.others.count == 1 && build.others[0] === dropped)
+            #expect(!build.others.contains { $0 === prototype }, "the prototype is not among the others")
+        }
+        #expect(dropped == nil, "released when the build ends")
+        #expect(prototypeSeen == nil)
+    }
+
+    @Test func objectsTheLibraryCreatesAndNestedPrototypesAreNotKeptAsOthers() throws {
+        let guestSchema = try ModelSchema.of(Guest.self)
+        PrototypeConstruction.withSchemaBuild(of: Host.self) { build in
+            _ = build.makePrototype {
+                _ = guestSchema.newObject()      // the library's, under a suspension
+                PrototypeConstruction.withSchemaBuild(of: Guest.self) { nested in
+                    _ = nested.makePrototype { Guest() }
+                    #expect(nested.others.isEmpty)
+                }
+                return Host()
+            }
+            #expect(build.others.isEmpty)
+        }
+    }
+
+    @Test func objectsCreatedWhenNothingIsBuiltAreNotKept() {
+        weak var created: Guest?
+        do {
+            let guest = Guest()
+            created = guest
+        }
+        #expect(created == nil)
     }
 
     @Test func aNestedBuildRecordsForItsOwnClassOnly() throws {

@@ -108,7 +108,11 @@ open class ActiveObject: CustomStringConvertible, Identifiable {
 
     /// Creates an object with every property at its declared default. Subclasses whose
     /// properties all have defaults need no initializer.
-    public required init() {}
+    public required init() {
+        // While a prototype's init() runs on this thread, the schema build keeps the objects
+        // it creates (to tell their columns from the prototype's); one atomic load otherwise.
+        PrototypeConstruction.noteCreated(self)
+    }
 
     // MARK: Class-level configuration
 

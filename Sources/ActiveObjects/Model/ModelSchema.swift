@@ -92,7 +92,8 @@ final class ModelSchema: @unchecked Sendable {
         let (prototype, recorded) = build.makePrototype { type.init() }
         self.prototype = prototype
         let discovery = try ColumnDiscovery(prototype: prototype)
-        try PrototypeColumnCheck.verify(prototype: prototype, recorded: recorded, discovery: discovery)
+        try PrototypeColumnCheck.verify(prototype: prototype, recorded: recorded, others: build.others,
+                                        discovery: discovery)
         let naming = type.columnNaming
         var columns: [SchemaColumn] = []
         var slots: [String: Int] = [:]

@@ -17,16 +17,23 @@ import ObjectiveC
 /// 2. then every descriptor stored in the prototype must be exactly one discovered column's,
 ///    at that column's own offset (same count, same identity, same position), and every
 ///    discovered column must hold a distinct one;
-/// 3. recorded descriptors stored elsewhere belong to other objects (created by user code in
-///    the prototype's `init()`) and are ignored — unless the prototype reaches them through a
-///    stored property that is not an object, which means a `@Column` boxed by another wrapper.
+/// 3. a recorded descriptor stored elsewhere must be found, the same way, in the memory of
+///    one of the other objects created during the prototype's `init()` (by user code:
+///    `var helper = Other()`, `print(Other())`; the build keeps them alive,
+///    ``PrototypeConstruction/SchemaBuild/others``): those columns are theirs. Any other one
+///    is a `@Column` the library cannot see — boxed by another wrapper (a class, an array, a
+///    closure…), or kept in a collection or a closure — and refused, naming the property that
+///    holds it when reflection can tell.
 ///
 /// Any disagreement throws ``ActiveObjectError/invalidModel(model:reason:)``.
 enum PrototypeColumnCheck {
-    /// Verifies `discovery` against `recorded` for `prototype`.
+    /// Verifies `discovery` against `recorded` for `prototype`; `others` are the objects other
+    /// than the prototype created while it was (``PrototypeConstruction/SchemaBuild/others``),
+    /// alive.
     /// - Throws: ``ActiveObjectError/invalidModel(model:reason:)`` naming the cause: missing
     ///   reflection metadata (and the build setting), or the property that hides a column.
-    static func verify(prototype: ActiveObject, recorded: [ColumnDescriptor], discovery: ColumnDiscovery) throws {
+    static func verify(prototype: ActiveObject, recorded: [ColumnDescriptor], others: [ActiveObject],
+                       discovery: ColumnDiscovery) throws {
         let modelName = String(describing: Swift.type(of: prototype))
         let stored = locate(recorded, in: prototype)
         var storedAt: [Int: ColumnDescriptor] = [:]
@@ -59,19 +66,75 @@ enum PrototypeColumnCheck {
         }
 
         // 3. Descriptors recorded for the prototype but stored outside it: another object's,
-        //    or a column boxed by a class-based wrapper of the prototype.
+        //    or a column hidden by the prototype (boxed by a wrapper, kept in a closure…).
         let inside = Set(stored.map { ObjectIdentifier($0.descriptor) })
-        let outside = Set(recorded.map(ObjectIdentifier.init)).subtracting(inside)
-        guard !outside.isEmpty else { return }
+        let outsideDescriptors = recorded.filter { !inside.contains(ObjectIdentifier($0)) }
+        guard !outsideDescriptors.isEmpty else { return }
+        let outside = Set(outsideDescriptors.map(ObjectIdentifier.init))
+        // 3a. The prototype reaches one through a stored property that is not an object.
+        if let property = propertyReaching(outside, in: prototype) {
+            throw nestedColumn(in: property, model: modelName)
+        }
+        // 3b. The others must be stored in the objects created meanwhile.
+        var unaccounted = outside
+        let patterns = statePatterns(outsideDescriptors)
+        for object in others where !unaccounted.isEmpty {
+            for (_, descriptor) in locate(patterns, in: object) {
+                unaccounted.remove(ObjectIdentifier(descriptor))
+            }
+        }
+        guard !unaccounted.isEmpty else { return }
+        if let property = propertyNamingAColumnType(in: prototype) {
+            throw nestedColumn(in: property, model: modelName)
+        }
+        throw unseenColumns(count: unaccounted.count, model: modelName)
+    }
+
+    /// The property of `prototype` (other than its column wrappers) through which reflection
+    /// reaches a column wrapper holding one of `descriptors`, if any.
+    private static func propertyReaching(_ descriptors: Set<ObjectIdentifier>, in prototype: ActiveObject) -> String? {
         var mirror: Mirror? = Mirror(reflecting: prototype)
         while let current = mirror {
             for child in current.children where !(Swift.type(of: child.value) is any ColumnWrapper.Type) {
-                if reaches(child.value, anyOf: outside, depth: 4) {
-                    throw nestedColumn(in: StoredField.propertyName(of: child.label ?? "?"), model: modelName)
+                if reaches(child.value, anyOf: descriptors, depth: 4) {
+                    return StoredField.propertyName(of: child.label ?? "?")
                 }
             }
             mirror = current.superclassMirror
         }
+        return nil
+    }
+
+    /// The first property of `prototype` that is not itself a column wrapper but whose type
+    /// names one (`_hidden: Boxed<Column<Int>>`): where a wrapper that keeps its value out of
+    /// reflection's reach (in a closure) hides a column. Only used to name the culprit in an
+    /// error already certain.
+    private static func propertyNamingAColumnType(in prototype: ActiveObject) -> String? {
+        var mirror: Mirror? = Mirror(reflecting: prototype)
+        while let current = mirror {
+            for child in current.children where !(Swift.type(of: child.value) is any ColumnWrapper.Type) {
+                if namesColumnWrapper(String(describing: Swift.type(of: child.value))) {
+                    return StoredField.propertyName(of: child.label ?? "?")
+                }
+            }
+            mirror = current.superclassMirror
+        }
+        return nil
+    }
+
+    /// Whether a type's name mentions `Column<…>` or `JSONColumn<…>` as a whole name
+    /// (`Boxed<Column<Int>>`, `ActiveObjects.Column<Int>`; not `MyColumn<Int>`).
+    static func namesColumnWrapper(_ typeName: String) -> Bool {
+        for wrapper in ["Column<", "JSONColumn<"] {
+            var searched = typeName[...]
+            while let range = searched.range(of: wrapper) {
+                if range.lowerBound == typeName.startIndex { return true }
+                let before = typeName[typeName.index(before: range.lowerBound)]
+                if !(before.isLetter || before.isNumber || before == "_") { return true }
+                searched = typeName[range.upperBound...]
+            }
+        }
+        return false
     }
 
     /// The message for a module built without reflection metadata.
@@ -90,22 +153,44 @@ enum PrototypeColumnCheck {
         .invalidModel(
             model: model,
             reason: "property \(property) holds a @Column or @JSONColumn inside another type (another property "
-                + "wrapper, a struct, an optional…), where ActiveObjects cannot map it; declare @Column or "
-                + "@JSONColumn directly on a stored property of the model")
+                + "wrapper, a struct, an optional, an array, a closure…), where ActiveObjects cannot map it; "
+                + "declare @Column or @JSONColumn directly on a stored property of the model")
+    }
+
+    /// The message for column wrappers created during the prototype's `init()` that are
+    /// neither in the model nor in another model object, and no property can be named.
+    static func unseenColumns(count: Int, model: String) -> ActiveObjectError {
+        .invalidModel(
+            model: model,
+            reason: "its init() created \(count) @Column/@JSONColumn \(count == 1 ? "wrapper" : "wrappers") that "
+                + "ActiveObjects cannot see: neither a stored property of \(model) nor a column of another model "
+                + "object created by the init(), but nested in another property wrapper, or kept in a collection "
+                + "or a closure; declare @Column or @JSONColumn directly on a stored property of the model")
     }
 
     /// The recorded descriptors stored inside `object`'s instance memory, by the offset of the
     /// ``ColumnState`` that holds each, in memory order.
     static func locate(_ recorded: [ColumnDescriptor], in object: ActiveObject) -> [(offset: Int, descriptor: ColumnDescriptor)] {
-        guard !recorded.isEmpty else { return [] }
-        let stateSize = MemoryLayout<ColumnState>.size
-        let alignment = MemoryLayout<ColumnState>.alignment
-        // The exact bytes a wrapper holds in its state for each recorded descriptor.
+        locate(statePatterns(recorded), in: object)
+    }
+
+    /// The exact bytes a wrapper holds in its state for each of `descriptors`.
+    static func statePatterns(_ descriptors: [ColumnDescriptor]) -> [[UInt8]: ColumnDescriptor] {
         var patterns: [[UInt8]: ColumnDescriptor] = [:]
-        for descriptor in recorded {
+        for descriptor in descriptors {
             let state = ColumnState.prototype(descriptor)
             patterns[withUnsafeBytes(of: state) { Array($0) }] = descriptor
         }
+        return patterns
+    }
+
+    /// The descriptors of `patterns` (``statePatterns(_:)``) stored inside `object`'s
+    /// instance memory, by offset, in memory order.
+    static func locate(_ patterns: [[UInt8]: ColumnDescriptor], in object: ActiveObject)
+        -> [(offset: Int, descriptor: ColumnDescriptor)] {
+        guard !patterns.isEmpty else { return [] }
+        let stateSize = MemoryLayout<ColumnState>.size
+        let alignment = MemoryLayout<ColumnState>.alignment
         let size = instanceSize(of: Swift.type(of: object))
         // Skip the object header (metadata pointer and reference counts).
         let start = 2 * MemoryLayout<UnsafeRawPointer>.size
@@ -132,7 +217,7 @@ enum PrototypeColumnCheck {
         guard depth > 0 else { return false }
         let mirror = Mirror(reflecting: value)
         switch mirror.displayStyle {
-        case .struct?, .class?, .enum?, .optional?, .tuple?:
+        case .struct?, .class?, .enum?, .optional?, .tuple?, .collection?, .dictionary?, .set?:
             return mirror.children.prefix(64).contains { reaches($0.value, anyOf: descriptors, depth: depth - 1) }
         default:
             return false

@@ -19,8 +19,10 @@ import Darwin
 /// A nested build (the prototype's `init()` uses another model for the first time) pushes its
 /// own frame; objects the library creates meanwhile are made under a suspension frame
 /// (``suspended(_:)``), so they get ordinary `.fresh` wrappers. Objects that user code creates
-/// inside the prototype's `init()` still get descriptors; the schema build recognises those by
-/// identity — they are not stored inside the prototype — and ignores them.
+/// inside the prototype's `init()` still get descriptors; their base `ActiveObject.init()`
+/// hands them to the frame (``noteCreated(_:)``), which keeps them alive until the build ends,
+/// so that the schema build can tell their descriptors (found in their memory) from the
+/// prototype's own, and refuse any descriptor found in neither.
 ///
 /// A process-wide atomic count of prototypes being created spares every other object creation
 /// the thread-local lookup: when no prototype is being created anywhere, an `@Column`
@@ -61,6 +63,22 @@ enum PrototypeConstruction {
     @usableFromInline @inline(never)
     static func prototypeState(_ options: ColumnOptions) -> ColumnState {
         .prototype(recorded(ColumnDescriptor(options: options)))
+    }
+
+    /// Called by `ActiveObject.init()` for every object created: while this thread records a
+    /// prototype, the frame keeps `object` (see ``Frame/created``). When no prototype is being
+    /// built anywhere — every fetch — it costs one atomic load.
+    @inline(__always)
+    static func noteCreated(_ object: ActiveObject) {
+        if activeobjects_prototypes_in_progress_load() != 0 { keepIfRecording(object) }
+    }
+
+    /// Keeps `object` in this thread's innermost frame if that frame is recording a prototype
+    /// (not for a suspension, nor outside the prototype's `init()`).
+    @inline(never)
+    private static func keepIfRecording(_ object: ActiveObject) {
+        guard let frame = innermostFrame, frame.isRecording else { return }
+        frame.created.append(object)
     }
 
     /// Whether this thread is building the schema of `type` right now (a re-entrant use of
@@ -112,6 +130,12 @@ enum PrototypeConstruction {
         var isRecording = false
         /// The descriptors created while recording, in creation order.
         var recorded: [ColumnDescriptor] = []
+        /// The objects whose `ActiveObject.init()` ran while recording, in creation order —
+        /// the prototype until ``SchemaBuild/makePrototype(_:)`` returns, then only the others
+        /// (created by user code in the prototype's `init()`). Kept strongly until the frame
+        /// is released at the end of the build: their descriptors are recognised in their
+        /// memory, which must stay theirs meanwhile.
+        var created: [ActiveObject] = []
         /// The enclosing frame (unretained: it outlives this one).
         var previousPointer: UnsafeRawPointer?
 
@@ -128,7 +152,8 @@ enum PrototypeConstruction {
 
         /// Creates the prototype with `make` while recording, and returns it with the
         /// descriptors the wrapper initializers created meanwhile, in creation order (the
-        /// prototype's own, and those of objects user code created inside its `init()`).
+        /// prototype's own, and those of objects user code created inside its `init()`, which
+        /// ``others`` keeps).
         func makePrototype(_ make: () -> ActiveObject) -> (prototype: ActiveObject, recorded: [ColumnDescriptor]) {
             frame.isRecording = true
             activeobjects_prototypes_in_progress_add(1)
@@ -139,7 +164,14 @@ enum PrototypeConstruction {
             let prototype = make()
             let recorded = frame.recorded
             frame.recorded = []
+            frame.created.removeAll { $0 === prototype }
             return (prototype, recorded)
         }
+
+        /// The objects other than the prototype that were created on this thread while its
+        /// `init()` ran (by user code: `var helper = Other()`, `print(Other())`), in creation
+        /// order; alive until the build ends. Objects the library creates meanwhile (under
+        /// ``PrototypeConstruction/suspended(_:)``) and nested builds' prototypes are not here.
+        var others: [ActiveObject] { frame.created }
     }
 }
