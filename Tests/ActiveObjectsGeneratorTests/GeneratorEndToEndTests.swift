@@ -133,6 +133,18 @@ struct GeneratorEndToEndTests {
             "    var messagesAsRecipient: HasMany<Message> { hasMany(\\.$recipientId) }",
             "final class DataRecord: ActiveObject {",
             "    override class var tableName: String { \"data\" }",
+            // class names that would shadow standard or library types
+            "final class SendableRecord: ActiveObject {",
+            "    override class var tableName: String { \"sendable\" }",
+            "final class ProtocolRecord: ActiveObject {",
+            "    override class var tableName: String { \"Protocol\" }",
+            "final class TaskRecord: ActiveObject {",
+            "final class RowRecord: ActiveObject {",
+            "    @Column(\"sendable_id\", references: SendableRecord.self) var sendableId: Int64? = nil",
+            "    var sendable: BelongsTo<SendableRecord> { belongsTo(\\.$sendableId) }",
+            "    var protocolRecord: BelongsTo<ProtocolRecord> { belongsTo(\\.$protocol) }",
+            "    var tasks: HasMany<TaskRecord> { hasMany(\\.$projectId) }",
+            "    var rows: HasMany<RowRecord> { hasMany(\\.$sendableId) }",
         ]
         let lines = Set(source.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
         for line in expectedLines {
@@ -146,8 +158,9 @@ struct GeneratorEndToEndTests {
         #expect(!source.contains("indexed: true, references"))
         // Tables in name order (code_uses before codes); triggers ignored.
         let classes = source.split(separator: "\n").filter { $0.hasPrefix("final class ") }.map { $0.split(separator: " ")[2] }
-        #expect(classes == ["Category:", "CodeUse:", "Code:", "Counter:", "DataRecord:", "Descending:", "EveryType:",
-                            "IntKey:", "LogLine:", "Message:", "Pair:", "User:"])
+        #expect(classes == ["ProtocolRecord:", "Category:", "CodeUse:", "Code:", "Counter:", "DataRecord:", "Descending:",
+                            "EveryType:", "IntKey:", "LogLine:", "Message:", "Pair:", "Project:", "RowRecord:",
+                            "SendableRecord:", "TaskRecord:", "User:"])
         #expect(output.warnings == [
             "skipping table hidden_rowid: no primary key, and its column rowid hides the rowid that would identify rows",
             "skipping virtual table notes_search: a virtual table (USING fts5): its module stores the rows (query it with `db.rows`)",

@@ -67,8 +67,16 @@ CREATE TABLE messages (
 );
 CREATE INDEX messages_sender ON messages(sender_id);
 
--- A table whose class name would be a standard type.
+-- Tables whose class names would be standard or library types: the classes get `Record`
+-- (DataRecord, SendableRecord, ProtocolRecord, TaskRecord, RowRecord), the relations keep the
+-- tables' names (`project.tasks`). .ci/check-generated compiles mappings-module.swift, which
+-- uses those types, next to them.
 CREATE TABLE data (id INTEGER PRIMARY KEY, payload BLOB);
+CREATE TABLE sendable (id INTEGER PRIMARY KEY, note TEXT);
+CREATE TABLE "Protocol" (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE projects (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE tasks (id INTEGER PRIMARY KEY, project_id INTEGER NOT NULL REFERENCES projects(id), title TEXT NOT NULL);
+CREATE TABLE rows (id INTEGER PRIMARY KEY, sendable_id INTEGER REFERENCES sendable, protocol INTEGER REFERENCES "Protocol");
 
 -- Keys other than a rowid alias: a natural key (nullable as SQLite allows, non-optional in the
 -- model), composite and single keys WITHOUT ROWID, no key at all, and integer keys that do not
