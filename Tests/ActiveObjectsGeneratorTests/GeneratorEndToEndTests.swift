@@ -159,10 +159,12 @@ struct GeneratorEndToEndTests {
         // Tables in name order (code_uses before codes); triggers ignored.
         let classes = source.split(separator: "\n").filter { $0.hasPrefix("final class ") }.map { $0.split(separator: " ")[2] }
         #expect(classes == ["ProtocolRecord:", "Category:", "CodeUse:", "Code:", "Counter:", "DataRecord:", "Descending:",
-                            "EveryType:", "IntKey:", "LogLine:", "Message:", "Pair:", "Project:", "RowRecord:",
+                            "EveryType:", "IntKey:", "LogLine:", "Message:", "OtherRowidName:", "Pair:", "Project:", "RowRecord:",
                             "SendableRecord:", "TaskRecord:", "User:"])
         #expect(output.warnings == [
             "skipping table hidden_rowid: no primary key, and its column rowid hides the rowid that would identify rows",
+            "skipping table keyed_rowid: its column rowid hides the table's rowid, which the library reads by that name "
+                + "(as the `id` of a natural or composite key: no row would load)",
             "skipping virtual table notes_search: a virtual table (USING fts5): its module stores the rows (query it with `db.rows`)",
             "skipping view user_logins: a view (models map tables; read it with `db.rows`)",
         ])

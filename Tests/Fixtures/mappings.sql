@@ -100,8 +100,11 @@ CREATE TABLE code_uses (
     FOREIGN KEY (pair_a, pair_b) REFERENCES pairs (a, b)
 );
 
--- No model: a column named rowid hides the rowid; a virtual table.
+-- No model: a column named rowid hides the rowid, with or without a declared key; a virtual
+-- table. Columns named _rowid_ and oid are mapped (the library never uses those names).
 CREATE TABLE hidden_rowid (rowid TEXT, value TEXT);
+CREATE TABLE keyed_rowid (code TEXT PRIMARY KEY, rowid INTEGER);
+CREATE TABLE other_rowid_names (code TEXT PRIMARY KEY, _rowid_ TEXT, oid INTEGER);
 CREATE VIRTUAL TABLE notes_search USING fts5(body);
 
 -- Not tables: a view is listed as skipped, a trigger ignored.
