@@ -6,6 +6,7 @@ import Foundation
 /// |---|---|
 /// | `id INTEGER PRIMARY KEY` (a rowid alias) | `ActiveObject.id`; `primaryKey` when not named `id` |
 /// | one other key column (`code TEXT PRIMARY KEY`, `id INT PRIMARY KEY`, `INTEGER PRIMARY KEY DESC`) | a `@Column` for it and `primaryKey` naming it |
+/// | `user_id INTEGER PRIMARY KEY REFERENCES users` (a rowid alias that is a foreign key) | the same: a `@Column`, so that relations can use it |
 /// | `PRIMARY KEY (a, b)` | a `@Column` for each and `primaryKeys` naming them |
 /// | no primary key | `primaryKey` = `"rowid"`: `id` is the hidden rowid |
 /// | a column named `rowid` that is not the rowid alias | no model (see ``TableInfo/key``) |
@@ -14,7 +15,8 @@ import Foundation
 enum TableKey: Equatable {
     /// `id INTEGER PRIMARY KEY`: the column is the rowid, mapped to `ActiveObject.id`.
     case rowidAlias(String)
-    /// One key column that is not the rowid: declared as a `@Column` like the others.
+    /// One key column that is not the rowid, or a rowid alias that is a foreign key: declared as
+    /// a `@Column` like the others.
     case natural(String)
     /// Several key columns, in key order.
     case composite([String])
@@ -71,7 +73,16 @@ extension TableInfo {
         }
         if keys.count > 1 { return .success(.composite(keys.map(\.name))) }
         guard let key = keys.first else { return .success(.rowid) }
-        if let alias { return .success(.rowidAlias(alias.name)) }
+        if let alias {
+            // A key that is also a foreign key (a one-to-one table, `profiles(user_id INTEGER
+            // PRIMARY KEY REFERENCES users)`) is declared as a @Column, like a natural key, so
+            // that relations can use it (`belongsTo`/`hasOne` need a declared column, not
+            // `id`); it stays the rowid, and `id` holds the same number.
+            if foreignKeys.contains(where: { $0.columns.count == 1 && $0.columns[0].lowercased() == alias.name.lowercased() }) {
+                return .success(.natural(alias.name))
+            }
+            return .success(.rowidAlias(alias.name))
+        }
         return .success(.natural(key.name))
     }
 

@@ -41,6 +41,9 @@ struct GeneratorEndToEndTests {
         #expect(source.contains("final class PeopleTag: ActiveObject {\n    override class var tableName: String { \"people_tags\" }\n"
                                 + "    override class var primaryKeys: [String] { [\"person_id\", \"tag\"] }\n"))
         #expect(source.contains("    var peopleTags: HasMany<PeopleTag> { hasMany(\\.$personId) }\n"))
+        // profiles: a one-to-one table keyed by its foreign key
+        #expect(source.contains("    var profile: HasOne<Profile> { hasOne(\\.$personId) }\n"))
+        #expect(source.contains("    override class var primaryKey: String { \"person_id\" }\n"))
         #expect(!source.contains("Skipped"))
         #expect(!source.contains("sqlite_sequence"))
     }

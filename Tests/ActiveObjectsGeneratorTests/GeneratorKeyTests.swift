@@ -300,6 +300,60 @@ struct GeneratorKeyTests {
         #expect(source.contains("    var next: BelongsTo<Node> { belongsTo(\\.$nextId) }\n    var child: HasOne<Node> { hasOne(\\.$nextId) }\n"))
     }
 
+    @Test("a one-to-one table keyed by its foreign key: the key is a @Column, with belongsTo and the parent's hasOne")
+    func keyIsForeignKey() throws {
+        let source = try models("""
+            CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+            CREATE TABLE profiles (user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE, bio TEXT);
+            CREATE TABLE avatars (user_id INTEGER NOT NULL, url TEXT, PRIMARY KEY (user_id), FOREIGN KEY (user_id) REFERENCES users);
+            CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);
+            """).source
+        #expect(classText("Profile", in: source) == """
+            /// A row of the `profiles` table.
+            final class Profile: ActiveObject {
+                override class var tableName: String { "profiles" }
+                override class var primaryKey: String { "user_id" }
+
+                @Column("user_id", references: User.self, onDelete: .cascade) var userId: Int64 = 0
+                @Column var bio: String? = nil
+
+                var user: BelongsTo<User> { belongsTo(\\.$userId) }
+            }
+            """)
+        #expect(try #require(classText("Avatar", in: source)).contains(
+            "    override class var primaryKey: String { \"user_id\" }\n\n    @Column(\"user_id\", references: User.self) var userId: Int64 = 0\n"))
+        let user = try #require(classText("User", in: source))
+        #expect(user.contains("    var avatar: HasOne<Avatar> { hasOne(\\.$userId) }\n    var profile: HasOne<Profile> { hasOne(\\.$userId) }\n"))
+        #expect(!source.contains("no relation generated"))
+        // An INTEGER PRIMARY KEY that is no foreign key stays `id`.
+        #expect(try #require(classText("Note", in: source)).contains("    override class var tableName: String { \"notes\" }\n\n    @Column var body: String? = nil\n"))
+    }
+
+    @Test("the generated one-to-one models work: the key is the rowid, relations both ways, eager loading, cascade")
+    func keyIsForeignKeyRoundTrip() throws {
+        let db = OneToOneUser.db
+        try db.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+        try db.execute("CREATE TABLE profiles (user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE, bio TEXT)")
+        let user = OneToOneUser()
+        user.name = "Ann"
+        try user.save()
+        let userID = try #require(user.id)
+        let profile = OneToOneProfile()
+        try profile.user.set(user)
+        profile.bio = "hi"
+        try profile.save()
+        #expect(profile.userId == userID && profile.id == userID)
+        #expect(try OneToOneProfile.find(key: userID)?.bio == "hi")
+        #expect(try OneToOneProfile.find(id: userID)?.bio == "hi")
+        #expect(try profile.user.get()?.name == "Ann")
+        #expect(try user.profile.get()?.bio == "hi")
+        #expect(try OneToOneUser.all.including(\.profile).all().first?.profile.get()?.userId == userID)
+        #expect(try OneToOneProfile.all.including(\.user).all().first?.user.get()?.name == "Ann")
+        #expect(try OneToOneUser.all.joining(\.profile).count() == 1)
+        try user.delete()
+        #expect(try OneToOneProfile.all.count() == 0)
+    }
+
     @Test("pure join tables: composite key, own id, or no key; both sides get HasManyThrough")
     func pureJoins() throws {
         let source = try models("""
@@ -433,4 +487,27 @@ final class OtherRowidNamesB: ActiveObject {
     @Column var code: String = ""
     @Column("_rowid_") var rowid: String? = nil
     @Column var oid: Int? = nil
+}
+
+/// The models generated for `users` and `profiles (user_id INTEGER PRIMARY KEY REFERENCES users(id)
+/// ON DELETE CASCADE, bio TEXT)`, in a database of their own.
+final class OneToOneUser: ActiveObject {
+    static let db: Database = try! Database.inMemory()
+    override class var database: Database? { db }
+    override class var tableName: String { "users" }
+
+    @Column var name: String = ""
+
+    var profile: HasOne<OneToOneProfile> { hasOne(\.$userId) }
+}
+
+final class OneToOneProfile: ActiveObject {
+    override class var database: Database? { OneToOneUser.db }
+    override class var tableName: String { "profiles" }
+    override class var primaryKey: String { "user_id" }
+
+    @Column("user_id", references: OneToOneUser.self, onDelete: .cascade) var userId: Int64 = 0
+    @Column var bio: String? = nil
+
+    var user: BelongsTo<OneToOneUser> { belongsTo(\.$userId) }
 }
