@@ -13,13 +13,9 @@ extension ClassPlan {
                          + "\(key.parentTable)(\(key.parentColumns.map { $0 ?? "?" }.joined(separator: ", "))): "
                          + "no relation generated (a relation needs a single-column key)")
         }
+        // (A rowid alias that is a foreign key is a `.natural` key, see `TableInfo.key`.)
         var rowidAlias: String?
-        if case .rowidAlias(let column) = key {
-            rowidAlias = column
-            if let foreignKey = keysByColumn[column.lowercased()] {
-                notes.append("the primary key \(column) references \(foreignKey.parentTable): no relation generated")
-            }
-        }
+        if case .rowidAlias(let column) = key { rowidAlias = column }
         switch key {
         case .rowid: about.append("The table has no primary key: `id` is its rowid.")
         case .composite where withoutRowID, .natural where withoutRowID:

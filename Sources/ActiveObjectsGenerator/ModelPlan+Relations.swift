@@ -10,7 +10,7 @@ extension ModelPlan {
                       let parentIndex = classes.firstIndex(where: { $0.className == parentName }) else { continue }
                 // belongsTo: `groupId` → `group`, `customerCode` → `customer` (the parent's key is
                 // `code`); else the parent's name (`parent` in a tree).
-                var base = childIndex == parentIndex ? "parent" : (SwiftNames.lowerCamel(parentName) ?? "parent")
+                var base = childIndex == parentIndex ? "parent" : (SwiftNames.lowerCamel(classes[parentIndex].relationStem) ?? "parent")
                 let parentKey = classes[parentIndex].key.declaredColumns.first.flatMap(SwiftNames.lowerCamel).map(Self.capitalized)
                 for suffix in ["Id", "ID"] + (parentKey.map { [$0] } ?? [])
                 where property.name.hasSuffix(suffix) && property.name.count > suffix.count {
@@ -25,8 +25,9 @@ extension ModelPlan {
 
                 // hasMany: the children's plural; `messagesAsSender` when one child refers twice.
                 let isOne = property.unique || child.key == .natural(property.column)
-                var name = SwiftNames.lowerCamel(child.className) ?? "child"
+                var name = SwiftNames.lowerCamel(child.relationStem) ?? "child"
                 if !isOne { name = Inflection.plural(name) }
+                if SwiftNames.unusableNames.contains(name) { name += "Record" }  // a table `self`
                 let references = child.properties.filter { $0.references == parentName }.count
                 if childIndex == parentIndex && references == 1 {
                     name = isOne ? "child" : "children"  // a tree: parent / children
@@ -59,7 +60,8 @@ extension ModelPlan {
             guard let ownerIndex = classes.firstIndex(where: { $0.className == path.owner }) else { continue }
             // `tracks`; `productsAsRelated` when a class reaches the same target twice (a
             // self-join, two join tables); `tracksViaFavorite` when `tracks` is taken.
-            var name = Inflection.plural(SwiftNames.lowerCamel(path.target) ?? "related")
+            let stem = classes.first(where: { $0.className == path.target })?.relationStem ?? path.target
+            var name = Inflection.plural(SwiftNames.lowerCamel(stem) ?? "related")
             let taken = classes[ownerIndex].takenNames
             if paths.filter({ $0.owner == path.owner && $0.target == path.target }).count > 1 {
                 let near = path.join.relations.first(where: { $0.kind == .belongsTo && $0.keyProperty == path.near.name })

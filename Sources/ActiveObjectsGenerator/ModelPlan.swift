@@ -46,6 +46,9 @@ struct ModelPlan: Equatable {
 struct ClassPlan: Equatable {
     var table: String
     var className: String
+    /// What relation names are made of: the class name, without the `Record` that a reserved
+    /// name gets (`tasks` → `TaskRecord`, yet `project.tasks`).
+    var relationStem: String
     var key: TableKey
     var withoutRowID: Bool
     /// The Swift type of the key that a single-column foreign key to this table holds
@@ -138,10 +141,10 @@ extension ModelPlan {
             case .failure(let reason):
                 skipped.append(Skipped(kind: Self.kindName(table.kind), name: table.name, reason: reason.description))
             case .success(let key):
-                let className = Self.className(for: table.name, taken: usedClassNames)
+                let (className, stem) = Self.className(for: table.name, taken: usedClassNames)
                 usedClassNames.insert(className)
                 classes.append(ClassPlan(
-                    table: table.name, className: className, key: key, withoutRowID: table.withoutRowID,
+                    table: table.name, className: className, relationStem: stem, key: key, withoutRowID: table.withoutRowID,
                     keyType: Self.keyType(of: table, key: key),
                     tableNameOverride: ColumnNaming.snakeCase.columnName(for: className) == table.name ? nil : table.name,
                     columnNamingOverride: naming.swiftOverride))
@@ -180,12 +183,17 @@ extension ModelPlan {
         }
     }
 
-    /// `people` → `Person`; a reserved or taken name gets a suffix.
-    private static func className(for table: String, taken: Set<String>) -> String {
+    /// `people` → `Person`; a reserved name (`sendable` → `SendableRecord`) or a taken one
+    /// (`Person2`) gets a suffix. Also the stem of the relation names (`Sendable`; `Person2`).
+    static func className(for table: String, taken: Set<String>) -> (name: String, relationStem: String) {
         var name = SwiftNames.className(forTable: table) ?? "Table"
         if name.first!.isNumber { name = "Table" + name }
-        if SwiftNames.reservedTypeNames.contains(name) { name += "Record" }
-        return unique(name, taken: taken)
+        guard SwiftNames.reservedTypeNames.contains(name) else {
+            let unique = unique(name, taken: taken)
+            return (unique, unique)
+        }
+        let renamed = unique(name + "Record", taken: taken)
+        return (renamed, renamed == name + "Record" ? name : renamed)
     }
 
     static func unique(_ name: String, taken: Set<String>) -> String {

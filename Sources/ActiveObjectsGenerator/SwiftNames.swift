@@ -92,15 +92,51 @@ enum SwiftNames {
         "belongsTo", "hasMany", "hasOne", "didLoad",
     ]
 
-    /// Type names a generated class must not take: the generated file uses them, or they
-    /// would shadow a standard type in the user's module.
-    static let reservedTypeNames: Set<String> = [
-        "ActiveObject", "ActiveRecord", "BelongsTo", "HasMany", "HasManyThrough", "HasOne", "Column", "ColumnNaming",
-        "ColumnReference", "ColumnValue", "Database", "DatabaseError", "DatabaseValue", "DateStrategy",
-        "ForeignKeyAction", "JSONColumn", "Migrator", "Query", "Row", "ValidationError",
-        "Any", "Array", "Bool", "Character", "Data", "Date", "Decimal", "Dictionary", "Double", "Error",
-        "Float", "Int", "Int64", "Never", "Optional", "Result", "Self", "Set", "String", "Task", "Type",
-        "URL", "UUID", "Void", "Foundation", "ActiveObjects",
+    /// Type names a generated class must not take (it gets `Record` appended): the generated
+    /// file uses them, or a class of that name in the user's module would shadow the type for
+    /// all of the module's code (`final class Sendable` breaks every `Sendable` conformance,
+    /// `final class Row` every use of `ActiveObjects.Row`). Compared exactly: Swift names are
+    /// case-sensitive, and class names come out UpperCamelCase (`url` → `Url`, no clash).
+    static let reservedTypeNames: Set<String> = libraryTypeNames.union(standardTypeNames)
+
+    /// The public types of ActiveObjects (and the module names), kept in step with the
+    /// library's sources by `NameMappingTests`.
+    static let libraryTypeNames: Set<String> = [
+        "ActiveObjects", "Foundation", "Swift", "Dispatch",
+        "ActiveObject", "ActiveObjectError", "ActiveRecord", "BelongsTo", "Column", "ColumnNaming",
+        "ColumnOperator", "ColumnReference", "ColumnType", "ColumnValue", "ColumnValueError", "Cursor",
+        "Database", "DatabaseError", "DatabaseValue", "DateStrategy", "ForeignKeyAction", "GroupedQuery",
+        "HasMany", "HasManyThrough", "HasOne", "JSONColumn", "LiveValues", "Migrator", "Query",
+        "QueryPredicate", "ResultCode", "Row", "RowID", "SortDirection", "ValidationError", "ValueContext",
+    ]
+
+    /// Common types of the standard library, Swift concurrency and Foundation, and the
+    /// capitalized keywords (`Any`, `Self`, `Type`, `Protocol`).
+    static let standardTypeNames: Set<String> = [
+        // keywords and special types
+        "Any", "AnyObject", "AnyClass", "AnyHashable", "Self", "Type", "Protocol", "Never", "Void",
+        // numbers and text
+        "Bool", "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64",
+        "Float", "Float16", "Float80", "Double", "Decimal", "Character", "String", "Substring",
+        "StaticString", "Unicode",
+        // collections and other generic types
+        "Array", "ArraySlice", "ContiguousArray", "Dictionary", "Set", "Optional", "Result", "Range",
+        "ClosedRange", "Slice", "KeyPath", "WritableKeyPath", "Mirror", "ObjectIdentifier",
+        // protocols
+        "Codable", "Encodable", "Decodable", "Encoder", "Decoder", "Equatable", "Hashable", "Hasher",
+        "Identifiable", "Comparable", "Collection", "Sequence", "IteratorProtocol", "Numeric",
+        "BinaryInteger", "FloatingPoint", "StringProtocol", "Error", "CustomStringConvertible",
+        "RawRepresentable",
+        // concurrency
+        "Sendable", "Task", "TaskGroup", "Actor", "MainActor", "AsyncSequence", "AsyncStream",
+        "Duration", "Clock",
+        // Foundation
+        "Data", "Date", "URL", "UUID", "Locale", "Calendar", "TimeZone", "DateComponents",
+        "DateFormatter", "DateInterval", "Notification", "NotificationCenter", "Operation",
+        "OperationQueue", "Thread", "Timer", "Bundle", "Process", "ProcessInfo", "FileManager",
+        "NSObject", "NSError", "NSNumber", "NSString", "NSNull", "IndexPath", "IndexSet",
+        "CharacterSet", "JSONEncoder", "JSONDecoder", "URLRequest", "URLSession", "UserDefaults",
+        "DispatchQueue",
     ]
 }
 

@@ -6,14 +6,17 @@ import Foundation
 /// |---|---|
 /// | `id INTEGER PRIMARY KEY` (a rowid alias) | `ActiveObject.id`; `primaryKey` when not named `id` |
 /// | one other key column (`code TEXT PRIMARY KEY`, `id INT PRIMARY KEY`, `INTEGER PRIMARY KEY DESC`) | a `@Column` for it and `primaryKey` naming it |
+/// | `user_id INTEGER PRIMARY KEY REFERENCES users` (a rowid alias that is a foreign key) | the same: a `@Column`, so that relations can use it |
 /// | `PRIMARY KEY (a, b)` | a `@Column` for each and `primaryKeys` naming them |
 /// | no primary key | `primaryKey` = `"rowid"`: `id` is the hidden rowid |
+/// | a column named `rowid` that is not the rowid alias | no model (see ``TableInfo/key``) |
 ///
 /// `WITHOUT ROWID` tables (always with a declared key) add `withoutRowID`.
 enum TableKey: Equatable {
     /// `id INTEGER PRIMARY KEY`: the column is the rowid, mapped to `ActiveObject.id`.
     case rowidAlias(String)
-    /// One key column that is not the rowid: declared as a `@Column` like the others.
+    /// One key column that is not the rowid, or a rowid alias that is a foreign key: declared as
+    /// a `@Column` like the others.
     case natural(String)
     /// Several key columns, in key order.
     case composite([String])
@@ -46,19 +49,39 @@ extension TableInfo {
             break
         }
         let keys = columns.filter { $0.primaryKeyPosition > 0 }.sorted { $0.primaryKeyPosition < $1.primaryKeyPosition }
-        if keys.count > 1 { return .success(.composite(keys.map(\.name))) }
-        guard let key = keys.first else {
-            // `primaryKey = "rowid"` would name that column instead of the rowid.
-            if let hiding = columns.first(where: { $0.name.lowercased() == "rowid" }) {
-                return .failure(SkipReason("no primary key, and its column \(hiding.name) hides the rowid that would identify rows"))
-            }
-            return .success(.rowid)
-        }
         // Only a column declared exactly INTEGER aliases the rowid
         // (https://www.sqlite.org/lang_createtable.html#rowid); `INTEGER PRIMARY KEY DESC` does
         // not either, and shows up as an automatic "pk" index. WITHOUT ROWID tables have none.
-        if !withoutRowID, key.declaredType.uppercased() == "INTEGER", !indexes.contains(where: { $0.origin == "pk" }) {
-            return .success(.rowidAlias(key.name))
+        let alias = keys.count == 1 && !withoutRowID && keys[0].declaredType.uppercased() == "INTEGER"
+            && !indexes.contains(where: { $0.origin == "pk" }) ? keys[0] : nil
+        // The library names a table's rowid `rowid` in its SQL (the `id` of natural and
+        // composite keys, the numbering of `insertAll`) and takes a result column of that name
+        // for the rowid (`fetch(sql:)`, even without a rowid): a column so named (but not a
+        // `rowid INTEGER PRIMARY KEY` alias, which is the rowid) would be read instead.
+        // `_rowid_` and `oid` columns are harmless: the library never uses those names.
+        if let hiding = columns.first(where: { $0.name.lowercased() == "rowid" }), hiding != alias {
+            if keys.isEmpty {
+                // `primaryKey = "rowid"` would name that column instead of the rowid.
+                return .failure(SkipReason("no primary key, and its column \(hiding.name) hides the rowid that would identify rows"))
+            }
+            if withoutRowID {
+                return .failure(SkipReason("a WITHOUT ROWID table, yet `fetch(sql:)` would read its column \(hiding.name) as the rowid"))
+            }
+            return .failure(SkipReason("its column \(hiding.name) hides the table's rowid, which the library reads by that name"
+                                       + (alias == nil ? " (as the `id` of a natural or composite key: no row would load)"
+                                                       : " (to number the rows of `insertAll`)")))
+        }
+        if keys.count > 1 { return .success(.composite(keys.map(\.name))) }
+        guard let key = keys.first else { return .success(.rowid) }
+        if let alias {
+            // A key that is also a foreign key (a one-to-one table, `profiles(user_id INTEGER
+            // PRIMARY KEY REFERENCES users)`) is declared as a @Column, like a natural key, so
+            // that relations can use it (`belongsTo`/`hasOne` need a declared column, not
+            // `id`); it stays the rowid, and `id` holds the same number.
+            if foreignKeys.contains(where: { $0.columns.count == 1 && $0.columns[0].lowercased() == alias.name.lowercased() }) {
+                return .success(.natural(alias.name))
+            }
+            return .success(.rowidAlias(alias.name))
         }
         return .success(.natural(key.name))
     }

@@ -41,6 +41,9 @@ struct GeneratorEndToEndTests {
         #expect(source.contains("final class PeopleTag: ActiveObject {\n    override class var tableName: String { \"people_tags\" }\n"
                                 + "    override class var primaryKeys: [String] { [\"person_id\", \"tag\"] }\n"))
         #expect(source.contains("    var peopleTags: HasMany<PeopleTag> { hasMany(\\.$personId) }\n"))
+        // profiles: a one-to-one table keyed by its foreign key
+        #expect(source.contains("    var profile: HasOne<Profile> { hasOne(\\.$personId) }\n"))
+        #expect(source.contains("    override class var primaryKey: String { \"person_id\" }\n"))
         #expect(!source.contains("Skipped"))
         #expect(!source.contains("sqlite_sequence"))
     }
@@ -133,6 +136,18 @@ struct GeneratorEndToEndTests {
             "    var messagesAsRecipient: HasMany<Message> { hasMany(\\.$recipientId) }",
             "final class DataRecord: ActiveObject {",
             "    override class var tableName: String { \"data\" }",
+            // class names that would shadow standard or library types
+            "final class SendableRecord: ActiveObject {",
+            "    override class var tableName: String { \"sendable\" }",
+            "final class ProtocolRecord: ActiveObject {",
+            "    override class var tableName: String { \"Protocol\" }",
+            "final class TaskRecord: ActiveObject {",
+            "final class RowRecord: ActiveObject {",
+            "    @Column(\"sendable_id\", references: SendableRecord.self) var sendableId: Int64? = nil",
+            "    var sendable: BelongsTo<SendableRecord> { belongsTo(\\.$sendableId) }",
+            "    var protocolRecord: BelongsTo<ProtocolRecord> { belongsTo(\\.$protocol) }",
+            "    var tasks: HasMany<TaskRecord> { hasMany(\\.$projectId) }",
+            "    var rows: HasMany<RowRecord> { hasMany(\\.$sendableId) }",
         ]
         let lines = Set(source.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
         for line in expectedLines {
@@ -146,10 +161,13 @@ struct GeneratorEndToEndTests {
         #expect(!source.contains("indexed: true, references"))
         // Tables in name order (code_uses before codes); triggers ignored.
         let classes = source.split(separator: "\n").filter { $0.hasPrefix("final class ") }.map { $0.split(separator: " ")[2] }
-        #expect(classes == ["Category:", "CodeUse:", "Code:", "Counter:", "DataRecord:", "Descending:", "EveryType:",
-                            "IntKey:", "LogLine:", "Message:", "Pair:", "User:"])
+        #expect(classes == ["ProtocolRecord:", "Category:", "CodeUse:", "Code:", "Counter:", "DataRecord:", "Descending:",
+                            "EveryType:", "IntKey:", "LogLine:", "Message:", "OtherRowidName:", "Pair:", "Project:", "RowRecord:",
+                            "SendableRecord:", "TaskRecord:", "User:"])
         #expect(output.warnings == [
             "skipping table hidden_rowid: no primary key, and its column rowid hides the rowid that would identify rows",
+            "skipping table keyed_rowid: its column rowid hides the table's rowid, which the library reads by that name "
+                + "(as the `id` of a natural or composite key: no row would load)",
             "skipping virtual table notes_search: a virtual table (USING fts5): its module stores the rows (query it with `db.rows`)",
             "skipping view user_logins: a view (models map tables; read it with `db.rows`)",
         ])

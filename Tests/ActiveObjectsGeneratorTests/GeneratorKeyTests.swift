@@ -171,6 +171,60 @@ struct GeneratorKeyTests {
         #expect(!output.source.contains("class B"))
     }
 
+    @Test("a column named rowid next to a declared key (natural, composite, a rowid alias) or in a WITHOUT ROWID table: skipped with the reason")
+    func keyedRowidColumn() throws {
+        let output = try models("""
+            CREATE TABLE a (id INTEGER PRIMARY KEY, rowid TEXT);
+            CREATE TABLE b (code TEXT PRIMARY KEY, RowID INTEGER);
+            CREATE TABLE c (x INTEGER, y INTEGER, rowid TEXT, PRIMARY KEY (x, y));
+            CREATE TABLE d (code TEXT PRIMARY KEY, rowid TEXT) WITHOUT ROWID;
+            CREATE TABLE e (rowid TEXT PRIMARY KEY, v TEXT);
+            CREATE TABLE f (id INTEGER PRIMARY KEY);
+            """)
+        let natural = "hides the table's rowid, which the library reads by that name (as the `id` of a natural or composite key: no row would load)"
+        #expect(output.warnings == [
+            "skipping table a: its column rowid hides the table's rowid, which the library reads by that name (to number the rows of `insertAll`)",
+            "skipping table b: its column RowID \(natural)",
+            "skipping table c: its column rowid \(natural)",
+            "skipping table d: a WITHOUT ROWID table, yet `fetch(sql:)` would read its column rowid as the rowid",
+            "skipping table e: its column rowid \(natural)",
+        ])
+        #expect(output.source.contains("// Skipped:\n// - a: its column rowid hides the table's rowid"))
+        #expect(output.source.split(separator: "\n").filter { $0.hasPrefix("final class ") } == ["final class F: ActiveObject {"])
+    }
+
+    @Test("a rowid alias named rowid, and columns named _rowid_ or oid, are mapped: the library never reads those")
+    func otherRowidNames() throws {
+        let output = try models("""
+            CREATE TABLE a (rowid INTEGER PRIMARY KEY, v TEXT);
+            CREATE TABLE b (code TEXT PRIMARY KEY, _rowid_ TEXT, oid INTEGER);
+            CREATE TABLE c (OID TEXT, note TEXT);
+            """)
+        #expect(output.warnings.isEmpty)
+        #expect(try #require(classText("A", in: output.source)).contains("    override class var primaryKey: String { \"rowid\" }\n\n    @Column var v: String? = nil\n"))
+        #expect(try #require(classText("B", in: output.source)).contains("""
+                @Column var code: String = ""
+                @Column("_rowid_") var rowid: String? = nil
+                @Column var oid: Int? = nil
+            """))
+        #expect(try #require(classText("C", in: output.source)).contains("    override class var primaryKey: String { \"rowid\" }\n\n    @Column(\"OID\") var oid: String? = nil\n"))
+
+        // B, as generated, round-trips: the library reads the rowid as `rowid`, not by those names.
+        let db = OtherRowidNamesB.db
+        try db.execute("CREATE TABLE b (code TEXT PRIMARY KEY, _rowid_ TEXT, oid INTEGER)")
+        let row = OtherRowidNamesB()
+        row.code = "K"
+        row.rowid = "text"
+        row.oid = 42
+        try row.save()
+        let id = try #require(row.id)
+        let byKey = try #require(try OtherRowidNamesB.find(key: "K"))
+        #expect(byKey.id == id && byKey.rowid == "text" && byKey.oid == 42)
+        #expect(try OtherRowidNamesB.find(id: id)?.code == "K")
+        #expect(try OtherRowidNamesB.fetch(sql: "SELECT rowid, * FROM b").first?.id == id)
+        #expect(try OtherRowidNamesB.all.pluck(\.$oid) == [42])
+    }
+
     @Test("foreign keys of any type become relations, typed like the key they reference")
     func relationsOverAnyKey() throws {
         let source = try models("""
@@ -244,6 +298,60 @@ struct GeneratorKeyTests {
         #expect(source.contains("    @Column(\"user_id\", unique: true, references: User.self) var userId: Int64 = 0\n"))
         #expect(source.contains("    var customerSettings: HasOne<CustomerSettings> { hasOne(\\.$customerCode) }\n"))
         #expect(source.contains("    var next: BelongsTo<Node> { belongsTo(\\.$nextId) }\n    var child: HasOne<Node> { hasOne(\\.$nextId) }\n"))
+    }
+
+    @Test("a one-to-one table keyed by its foreign key: the key is a @Column, with belongsTo and the parent's hasOne")
+    func keyIsForeignKey() throws {
+        let source = try models("""
+            CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+            CREATE TABLE profiles (user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE, bio TEXT);
+            CREATE TABLE avatars (user_id INTEGER NOT NULL, url TEXT, PRIMARY KEY (user_id), FOREIGN KEY (user_id) REFERENCES users);
+            CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT);
+            """).source
+        #expect(classText("Profile", in: source) == """
+            /// A row of the `profiles` table.
+            final class Profile: ActiveObject {
+                override class var tableName: String { "profiles" }
+                override class var primaryKey: String { "user_id" }
+
+                @Column("user_id", references: User.self, onDelete: .cascade) var userId: Int64 = 0
+                @Column var bio: String? = nil
+
+                var user: BelongsTo<User> { belongsTo(\\.$userId) }
+            }
+            """)
+        #expect(try #require(classText("Avatar", in: source)).contains(
+            "    override class var primaryKey: String { \"user_id\" }\n\n    @Column(\"user_id\", references: User.self) var userId: Int64 = 0\n"))
+        let user = try #require(classText("User", in: source))
+        #expect(user.contains("    var avatar: HasOne<Avatar> { hasOne(\\.$userId) }\n    var profile: HasOne<Profile> { hasOne(\\.$userId) }\n"))
+        #expect(!source.contains("no relation generated"))
+        // An INTEGER PRIMARY KEY that is no foreign key stays `id`.
+        #expect(try #require(classText("Note", in: source)).contains("    override class var tableName: String { \"notes\" }\n\n    @Column var body: String? = nil\n"))
+    }
+
+    @Test("the generated one-to-one models work: the key is the rowid, relations both ways, eager loading, cascade")
+    func keyIsForeignKeyRoundTrip() throws {
+        let db = OneToOneUser.db
+        try db.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+        try db.execute("CREATE TABLE profiles (user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE, bio TEXT)")
+        let user = OneToOneUser()
+        user.name = "Ann"
+        try user.save()
+        let userID = try #require(user.id)
+        let profile = OneToOneProfile()
+        try profile.user.set(user)
+        profile.bio = "hi"
+        try profile.save()
+        #expect(profile.userId == userID && profile.id == userID)
+        #expect(try OneToOneProfile.find(key: userID)?.bio == "hi")
+        #expect(try OneToOneProfile.find(id: userID)?.bio == "hi")
+        #expect(try profile.user.get()?.name == "Ann")
+        #expect(try user.profile.get()?.bio == "hi")
+        #expect(try OneToOneUser.all.including(\.profile).all().first?.profile.get()?.userId == userID)
+        #expect(try OneToOneProfile.all.including(\.user).all().first?.user.get()?.name == "Ann")
+        #expect(try OneToOneUser.all.joining(\.profile).count() == 1)
+        try user.delete()
+        #expect(try OneToOneProfile.all.count() == 0)
     }
 
     @Test("pure join tables: composite key, own id, or no key; both sides get HasManyThrough")
@@ -367,4 +475,39 @@ struct GeneratorKeyTests {
         #expect(output.source.contains("final class Doc: ActiveObject {"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
+}
+
+/// The model generated for `b (code TEXT PRIMARY KEY, _rowid_ TEXT, oid INTEGER)`, in a database of its own.
+final class OtherRowidNamesB: ActiveObject {
+    static let db: Database = try! Database.inMemory()
+    override class var database: Database? { db }
+    override class var tableName: String { "b" }
+    override class var primaryKey: String { "code" }
+
+    @Column var code: String = ""
+    @Column("_rowid_") var rowid: String? = nil
+    @Column var oid: Int? = nil
+}
+
+/// The models generated for `users` and `profiles (user_id INTEGER PRIMARY KEY REFERENCES users(id)
+/// ON DELETE CASCADE, bio TEXT)`, in a database of their own.
+final class OneToOneUser: ActiveObject {
+    static let db: Database = try! Database.inMemory()
+    override class var database: Database? { db }
+    override class var tableName: String { "users" }
+
+    @Column var name: String = ""
+
+    var profile: HasOne<OneToOneProfile> { hasOne(\.$userId) }
+}
+
+final class OneToOneProfile: ActiveObject {
+    override class var database: Database? { OneToOneUser.db }
+    override class var tableName: String { "profiles" }
+    override class var primaryKey: String { "user_id" }
+
+    @Column("user_id", references: OneToOneUser.self, onDelete: .cascade) var userId: Int64 = 0
+    @Column var bio: String? = nil
+
+    var user: BelongsTo<OneToOneUser> { belongsTo(\.$userId) }
 }

@@ -67,8 +67,16 @@ CREATE TABLE messages (
 );
 CREATE INDEX messages_sender ON messages(sender_id);
 
--- A table whose class name would be a standard type.
+-- Tables whose class names would be standard or library types: the classes get `Record`
+-- (DataRecord, SendableRecord, ProtocolRecord, TaskRecord, RowRecord), the relations keep the
+-- tables' names (`project.tasks`). .ci/check-generated compiles mappings-module.swift, which
+-- uses those types, next to them.
 CREATE TABLE data (id INTEGER PRIMARY KEY, payload BLOB);
+CREATE TABLE sendable (id INTEGER PRIMARY KEY, note TEXT);
+CREATE TABLE "Protocol" (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE projects (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+CREATE TABLE tasks (id INTEGER PRIMARY KEY, project_id INTEGER NOT NULL REFERENCES projects(id), title TEXT NOT NULL);
+CREATE TABLE rows (id INTEGER PRIMARY KEY, sendable_id INTEGER REFERENCES sendable, protocol INTEGER REFERENCES "Protocol");
 
 -- Keys other than a rowid alias: a natural key (nullable as SQLite allows, non-optional in the
 -- model), composite and single keys WITHOUT ROWID, no key at all, and integer keys that do not
@@ -92,8 +100,11 @@ CREATE TABLE code_uses (
     FOREIGN KEY (pair_a, pair_b) REFERENCES pairs (a, b)
 );
 
--- No model: a column named rowid hides the rowid; a virtual table.
+-- No model: a column named rowid hides the rowid, with or without a declared key; a virtual
+-- table. Columns named _rowid_ and oid are mapped (the library never uses those names).
 CREATE TABLE hidden_rowid (rowid TEXT, value TEXT);
+CREATE TABLE keyed_rowid (code TEXT PRIMARY KEY, rowid INTEGER);
+CREATE TABLE other_rowid_names (code TEXT PRIMARY KEY, _rowid_ TEXT, oid INTEGER);
 CREATE VIRTUAL TABLE notes_search USING fts5(body);
 
 -- Not tables: a view is listed as skipped, a trigger ignored.

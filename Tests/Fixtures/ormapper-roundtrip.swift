@@ -15,6 +15,7 @@ ActiveObject.defaultDatabase = db
 try Group.createTable()
 try Person.createTable()
 try PeopleTag.createTable()
+try Profile.createTable()
 
 // Group
 let group = Group()
@@ -72,4 +73,32 @@ try loadedTag?.save()
 check(try PeopleTag.find(key: ["person_id": personID, "tag": "admin"]) == nil, "PeopleTag key renamed")
 check(try PeopleTag.find(key: ["person_id": personID, "tag": "owner"]) != nil, "PeopleTag found by its new key")
 
-print("generated models round-trip: Group #\(groupID), Person #\(personID)")
+// Profile: its key person_id is its foreign key (a one-to-one table), a @Column with relations
+let profile = Profile()
+profile.personId = personID
+profile.bio = "Likes SQL"
+try profile.save()
+check(profile.id == personID, "Profile.id is its key, the rowid")
+let loadedProfile = try Profile.find(key: personID)
+check(loadedProfile?.bio == "Likes SQL", "Profile.find(key:)")
+check(try Profile.find(id: personID)?.personId == personID, "Profile.find(id:)")
+check(try loadedProfile?.person.get()?.firstName == "Joe", "Profile.person")
+check(try loadedPerson?.profile.get()?.bio == "Likes SQL", "Person.profile")
+let withProfiles = try Person.all.including(\.profile).all()
+check(try withProfiles.first?.profile.get()?.personId == personID, "Person.all.including(\\.profile)")
+check(try Person.all.joining(\.profile).count() == 1, "Person.all.joining(\\.profile)")
+loadedProfile?.bio = "Likes Swift"
+try loadedProfile?.save()
+check(try Profile.find(key: personID)?.bio == "Likes Swift", "Profile updated by its key")
+// A second person's profile, attached through the relation.
+let other = Person()
+other.firstName = "Ann"
+try other.save()
+let otherProfile = Profile()
+try otherProfile.person.set(other)
+try otherProfile.save()
+check(try other.profile.get()?.personId == other.id, "Profile.person.set")
+try other.delete()
+check(try Profile.find(key: other.id!) == nil, "ON DELETE CASCADE of the profile")
+
+print("generated models round-trip: Group #\(groupID), Person #\(personID), Profile #\(personID)")

@@ -1,4 +1,4 @@
--- The ormapper example: groups, the people in them, and the tags on people.
+-- The ormapper example: groups, the people in them, their profiles and the tags on people.
 -- activeobjects-gen turns this script into model classes (see .ci/check-generated).
 
 CREATE TABLE groups (
@@ -31,4 +31,10 @@ CREATE TABLE people_tags (
     person_id INTEGER NOT NULL REFERENCES people(id) ON DELETE CASCADE,
     tag TEXT NOT NULL,
     PRIMARY KEY (person_id, tag)
+);
+
+-- A profile per person: its key is its foreign key (a one-to-one table: `HasOne`).
+CREATE TABLE profiles (
+    person_id INTEGER PRIMARY KEY REFERENCES people(id) ON DELETE CASCADE,
+    bio TEXT NOT NULL DEFAULT ''
 );
