@@ -352,7 +352,7 @@ struct ReaderPoolTests {
         #expect(result.current == [3, 3, 3])
     }
 
-    @Test func closeWaitsForReadsInProgressThenEverythingFailsCleanly() throws {
+    @Test func closeDoesNotWaitForReadsInProgressThenEverythingFailsCleanly() throws {
         let folder = try TemporaryDirectory()
         let db = try Self.open(folder)
         defer { Self.close(db) }
@@ -375,12 +375,12 @@ struct ReaderPoolTests {
             try? db.close()
             closed.signal()
         }
-        // close() waits for the read block in progress...
-        #expect(closed.wait(timeout: .now() + 0.3) == .timedOut)
+        // close() does not wait for the read block in progress (whose body may itself be
+        // waiting for the closing thread)...
+        #expect(closed.wait(timeout: .now() + 5) == .success)
         release.signal()
         #expect(readerDone.wait(timeout: .now() + 10) == .success)
-        #expect(closed.wait(timeout: .now() + 10) == .success)
-        #expect(readerResult.current == 3)
+        #expect(readerResult.current == nil, "the block's read after close() failed")
         // ...then every use fails with databaseClosed, cursors included.
         expectActiveObjectError({ _ = try cursor.next() }, matches: \.isDatabaseClosed)
         expectActiveObjectError({ _ = try PoolNote.countAll() }, matches: \.isDatabaseClosed)

@@ -105,7 +105,8 @@ public final class Database: @unchecked Sendable {
     /// Closes the database. Idempotent. Never waits for a read in progress: idle readers and
     /// open cursors are closed at once (a cursor's `next()` then throws
     /// ``ActiveObjectError/databaseClosed``), and a walk (`each`) whose body is running is
-    /// interrupted — its next step throws the same, and its reader closes when it returns.
+    /// interrupted — its next step throws the same, and its reader closes when it returns;
+    /// the next read of a ``read(_:)-54zpm`` block in progress throws too.
     /// Waits for a transaction running on another thread to end. Afterwards every call throws
     /// ``ActiveObjectError/databaseClosed``.
     ///
@@ -319,6 +320,8 @@ public final class Database: @unchecked Sendable {
             return try withWriterConnection(context, body)
         }
         if let scope = context.readScope(for: identity) {
+            // A read block (or walk) in progress when close() ran: its next read fails.
+            if readers.isShutDown { throw ActiveObjectError.databaseClosed }
             return try use(scope.connection, body)
         }
         let connection = try readers.lease(token: context.token, timeout: options.busyTimeoutNanoseconds)

@@ -138,6 +138,7 @@ final class ReaderPool: @unchecked Sendable {
     func close() {
         condition.lock()
         isClosed = true
+        shutDown.set()
         let all = open
         idle.removeAll()
         idleHolders.removeAll()
@@ -158,12 +159,11 @@ final class ReaderPool: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Set once ``close()`` ran; read without the pool's lock (reads in progress check it).
+    private let shutDown = AtomicFlag()
+
     /// True once ``close()`` ran.
-    var isShutDown: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return isClosed
-    }
+    var isShutDown: Bool { shutDown.isSet }
 
     /// How many connections are open right now (tests and diagnostics).
     var openCount: Int {
