@@ -6,10 +6,13 @@
 #   Benchmarks/Scripts/instructions.sh insert,fetch-all,find-id,each raw-C,ActiveObjects
 #   Benchmarks/Scripts/instructions.sh northwind,northwind-text raw-C,ActiveObjects
 #
-# Needs a release build: swift build -c release --package-path Benchmarks
+# Builds its own release binary in Benchmarks/.build-callgrind, with the C code's debug info
+# in DWARF 4: clang emits DWARF 5 by default, which the valgrind of Debian 12 (3.19) cannot
+# read ("Possibly corrupted debuginfo file").
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
-binary="$here/.build/release/Benchmarks"
+swift build -c release --package-path "$here" --scratch-path "$here/.build-callgrind" -Xcc -gdwarf-4 >&2
+binary="$here/.build-callgrind/release/Benchmarks"
 workloads="${1:-insert,fetch-all,find-id,each,northwind,northwind-text}"
 contenders="${2:-raw-C,ActiveObjects,GRDB-Codable,GRDB-hand}"
 out="$(mktemp -d)"
