@@ -10,7 +10,7 @@ import Foundation
 ///
 /// A cursor reads one snapshot: it keeps a reader connection (and its read transaction)
 /// until it is exhausted, closed or released, while other threads use the database. Opened
-/// inside ``Database/read(_:)`` (or inside a walk with `each`), it reads that block's
+/// inside ``Database/read(_:)-54zpm`` (or inside a walk with `each`), it reads that block's
 /// snapshot on its connection, and is closed when the block ends. In WAL
 /// mode an open read transaction holds back checkpoints: call ``close()`` or drop the cursor
 /// when you stop early. (Opened inside a transaction, or when one connection serves
