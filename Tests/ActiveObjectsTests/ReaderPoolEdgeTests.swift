@@ -44,6 +44,23 @@ final class EdgeCode: ModelTestRecord {
         try db.execute("ATTACH DATABASE ? AS aux", [folder.path("other.sqlite")])
         #expect(try db.scalar("SELECT y FROM aux.u") as String? == "attached")
         #expect(try db.rows("SELECT x FROM t").count == 1)
+        // Other reads stay on the readers: they do not wait for another thread's transaction.
+        let inside = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? db.transaction {
+                try db.execute("INSERT INTO t VALUES (2)")
+                inside.signal()
+                _ = release.wait(timeout: .now() + 10)
+            }
+            done.signal()
+        }
+        #expect(inside.wait(timeout: .now() + 10) == .success)
+        let begin = Date()
+        #expect(try db.scalar("SELECT count(*) FROM t") as Int? == 1)
+        #expect(Date().timeIntervalSince(begin) < 1, "a plain read waited for the transaction")
+        release.signal()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(try db.scalar("SELECT count(*) FROM t") as Int? == 2)
     }
 
     /// A walk's body that waits for the thread calling `close()` deadlocked: close() waited for
@@ -124,6 +141,70 @@ final class EdgeCode: ModelTestRecord {
         }
     }
 
+    /// Another thread waited for the block's connection (held until the block ends): a
+    /// deadlock if the block waited for that thread.
+    @Test func aCursorOfAReadBlockRefusesAnotherThread() throws {
+        try withModelFileDB { db, _ in
+            try Self.seed(3)
+            let outcome = LockedBox<String>("not run")
+            try db.read {
+                let cursor = try EdgeItem.all.cursor()
+                let done = DispatchSemaphore(value: 0)
+                nonisolated(unsafe) let shared = cursor     // the test's deliberate misuse
+                Thread.detachNewThread {
+                    do {
+                        _ = try shared.next()
+                        outcome.set("read a row")
+                    } catch ActiveObjectError.misuse {
+                        outcome.set("misuse")
+                    } catch {
+                        outcome.set("\(error)")
+                    }
+                    done.signal()
+                }
+                #expect(done.wait(timeout: .now() + 5) == .success, "the other thread waited for the block")
+                #expect(try cursor.next() != nil, "the block's own thread still reads it")
+            }
+            #expect(outcome.value == "misuse")
+        }
+    }
+
+    @Test func aNilAutoNumberedKeyIsNilAgainAfterARollback() throws {
+        try withModelDB { database in
+            try SafetyTicket.createTable()
+            let ticket = SafetyTicket()
+            ticket.title = "rolled back"
+            struct Abort: Error {}
+            #expect(throws: Abort.self) {
+                try database.transaction {
+                    try ticket.save()
+                    #expect(ticket.number == 1)
+                    throw Abort()
+                }
+            }
+            #expect(ticket.number == nil && ticket.id == nil)
+            let other = SafetyTicket()
+            try other.save()                         // takes number 1
+            try ticket.save()                        // the retry is numbered anew
+            #expect(other.number == 1 && ticket.number == 2)
+            let batch = [SafetyTicket(), SafetyTicket()]
+            #expect(throws: Abort.self) {
+                try database.transaction {
+                    try SafetyTicket.insertAll(batch)
+                    throw Abort()
+                }
+            }
+            #expect(batch.allSatisfy { $0.number == nil && $0.id == nil })
+        }
+    }
+
+    @Test func findIDsOfATableFoundWithoutRowidIsRefused() throws {
+        try withModelDB { database in
+            try database.execute("CREATE TABLE legacy_codes (code INT PRIMARY KEY, label TEXT NOT NULL DEFAULT '') WITHOUT ROWID")
+            #expect(throws: ActiveObjectError.self) { _ = try LegacyCode.find(ids: [1]) }
+        }
+    }
+
     /// Saving a natural-key model looks the table's layout up; that lookup waited for the only
     /// reader, held by a cursor, before the write could start.
     @Test func aWriteDoesNotWaitForAReaderToLookATableUp() throws {
@@ -163,6 +244,10 @@ final class EdgeCode: ModelTestRecord {
         let inTransaction = try db.transaction { db.isInTransaction }
         let readInTransaction = try db.transaction { try db.read { db.isInTransaction } }
         #expect(inTransaction && readInTransaction)
+        try db.execute("BEGIN")
+        let readInRawTransaction = try db.read { db.isInTransaction }
+        try db.execute("COMMIT")
+        #expect(readInRawTransaction)
     }
 }
 

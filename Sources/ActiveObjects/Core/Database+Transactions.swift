@@ -95,10 +95,12 @@ extension Database {
         let context = ThreadContext.current
         if let scope = context.readScope(for: identity), scope.forbidsWrites { return try body() }
         return try withReader { connection in
-            context.pushReadScope(.init(database: self.identity, connection: connection, forbidsWrites: true))
-            defer { context.popReadScope() }
             // One snapshot for every read: a deferred transaction, unless one is open already.
-            guard connection.isAutocommit else { return try body() }
+            let opensTransaction = connection.isAutocommit
+            context.pushReadScope(.init(database: self.identity, connection: connection, forbidsWrites: true,
+                                        opensTransaction: opensTransaction))
+            defer { context.popReadScope() }
+            guard opensTransaction else { return try body() }
             try connection.execute("BEGIN DEFERRED")
             let result: T
             do {

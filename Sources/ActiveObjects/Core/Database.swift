@@ -46,7 +46,8 @@ public final class Database: @unchecked Sendable {
     /// Whether each table (lowercased) has a rowid, as learned by ``tableHasRowID(_:)``.
     let tableLayouts = LockedValue<[String: Bool]>([:])
     /// Set once raw SQL gave the writer state no reader has (`ATTACH`, a `TEMP` table, view,
-    /// index or trigger): from then on every read runs on the writer, which sees it.
+    /// index or trigger): from then on a read that a reader cannot compile for want of a table
+    /// or database runs again on the writer, which has it.
     let writerHoldsConnectionState = AtomicFlag()
 
     /// The writer connection.
@@ -102,12 +103,13 @@ public final class Database: @unchecked Sendable {
         writer.lock.withLock { writer.closeNow() }
     }
 
-    /// Closes the database. Idempotent. Never waits for a read in progress: idle readers and
+    /// Closes the database. Idempotent. Never waits for a read in progress on a reader: idle readers and
     /// open cursors are closed at once (a cursor's `next()` then throws
     /// ``ActiveObjectError/databaseClosed``), and a walk (`each`) whose body is running is
     /// interrupted — its next step throws the same, and its reader closes when it returns;
     /// the next read of a ``read(_:)-54zpm`` block in progress throws too.
-    /// Waits for a transaction running on another thread to end. Afterwards every call throws
+    /// Waits for what runs on the writer on another thread to end (a transaction; with one
+    /// connection for everything, any read). Afterwards every call throws
     /// ``ActiveObjectError/databaseClosed``.
     ///
     /// - Throws: nothing today; declared `throws` so that a future failure to close can be reported.
@@ -246,9 +248,9 @@ public final class Database: @unchecked Sendable {
     public var isInTransaction: Bool {
         let context = ThreadContext.current
         guard writerGate.isHeld(by: context.token) else { return false }
-        if writer.transactionDepth == 0, let scope = context.readScope(for: identity), scope.forbidsWrites,
+        if let scope = context.readScope(for: identity), scope.forbidsWrites, scope.opensTransaction,
            scope.connection === writer {
-            return false   // a read block's deferred transaction on the one connection
+            return false   // a read block's own deferred transaction on the one connection
         }
         return !writer.isAutocommit
     }
@@ -316,7 +318,7 @@ public final class Database: @unchecked Sendable {
     @inline(__always)
     func withReader<T>(_ body: (Connection) throws -> T) throws -> T {
         let context = ThreadContext.current
-        guard let readers, !writerGate.isHeld(by: context.token), !writerHoldsConnectionState.isSet else {
+        guard let readers, !writerGate.isHeld(by: context.token) else {
             return try withWriterConnection(context, body)
         }
         if let scope = context.readScope(for: identity) {
@@ -325,13 +327,25 @@ public final class Database: @unchecked Sendable {
             return try use(scope.connection, body)
         }
         let connection = try readers.lease(token: context.token, timeout: options.busyTimeoutNanoseconds)
-        defer { readers.giveBack(connection) }
         do {
+            defer { readers.giveBack(connection) }
             return try use(connection, body)
         } catch let error as DatabaseError where error.resultCode == .interrupt && readers.isShutDown {
             // close() interrupted this read (a walk whose body was running).
             throw ActiveObjectError.databaseClosed
+        } catch let error as DatabaseError where needsWriterState(error) {
+            // The statement names a TEMP object or an attached database, which only the
+            // writer has (the reader failed to compile it: nothing ran).
+            return try withWriterConnection(context, body)
         }
+    }
+
+    /// Whether `error` is a reader's failure to compile a statement that names something only
+    /// the writer has (a `TEMP` table, an attached database), once raw SQL created such state.
+    func needsWriterState(_ error: DatabaseError) -> Bool {
+        guard writerHoldsConnectionState.isSet, error.resultCode == .error else { return false }
+        return error.message.hasPrefix("no such table") || error.message.hasPrefix("no such view")
+            || error.message.hasPrefix("unknown database")
     }
 
     /// True once ``close()`` has begun: the readers are closed (or closing), the writer too.
@@ -373,7 +387,11 @@ public final class Database: @unchecked Sendable {
     func withWriterConnection<T>(_ context: ThreadContext, timeout: Int64? = nil,
                                  _ body: (Connection) throws -> T) throws -> T {
         try writerGate.acquire(token: context.token, timeout: timeout ?? options.busyTimeoutNanoseconds)
-        defer { writerGate.release() }
+        context.heldWriters += 1
+        defer {
+            context.heldWriters -= 1
+            writerGate.release()
+        }
         return try use(writer, body)
     }
 
@@ -385,14 +403,14 @@ public final class Database: @unchecked Sendable {
         return try body(connection)
     }
 
-    /// The reader a cursor reads on: inside a read scope (``read(_:)``, a walk with `each`),
+    /// The reader a cursor reads on: inside a read scope (``read(_:)``, a fetch's preloading),
     /// the scope's connection, borrowed (the cursor reads that snapshot and is closed when the
     /// scope ends); otherwise a reader leased for the cursor, which keeps it until it ends (its
     /// statement keeps a read transaction open). Nil when reads use the writer (one
-    /// connection, a transaction, or connection state only the writer has).
+    /// connection, or a transaction of this thread).
     func readerForCursor(_ cursor: any ScopeBoundCursor) throws -> (connection: Connection, leased: Bool)? {
         let context = ThreadContext.current
-        guard let readers, !writerGate.isHeld(by: context.token), !writerHoldsConnectionState.isSet else { return nil }
+        guard let readers, !writerGate.isHeld(by: context.token) else { return nil }
         if let (scope, depth) = context.cursorScope(for: identity) {
             context.registerScopeCursor(cursor, depth: depth)
             return (scope.connection, false)

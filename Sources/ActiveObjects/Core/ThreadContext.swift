@@ -10,6 +10,9 @@ final class ThreadContext {
         let connection: Connection
         /// True for ``Database/read(_:)`` blocks: a write inside is refused.
         let forbidsWrites: Bool
+        /// True when the block began its own (deferred, read) transaction on the connection,
+        /// rather than reading inside one already open.
+        var opensTransaction = false
     }
 
     /// While this thread runs the SQLite work of an async call (a ``WorkerLane`` job): the
@@ -22,6 +25,10 @@ final class ThreadContext {
     /// Cursors opened on the connection of a read scope, with that scope's depth (its index
     /// in `readScopes` plus one): they read its snapshot, and are closed when it ends.
     @exclusivity(unchecked) private var scopeCursors: [(depth: Int, cursor: WeakScopeCursor)] = []
+    /// How many ``Database/withWriterConnection(_:timeout:_:)`` calls this thread is inside:
+    /// above 0, the thread holds some database's writer (the schema registry then never waits
+    /// for another thread's build, whose model `init()` may need that writer).
+    @exclusivity(unchecked) var heldWriters = 0
     /// Rows changed by this thread's last write, per database.
     @exclusivity(unchecked) private var lastChanges: [(database: ObjectIdentifier, count: Int)] = []
 

@@ -105,6 +105,8 @@ extension ActiveObject {
         if let (first, second) = firstRepetition(in: objects) {
             throw ActiveObjectError.invalidArgument("insertAll: objects \(first) and \(second) are the same object")
         }
+        // Whether an auto-numbered key is the rowid alias: looked up once, for the first nil key.
+        var keyIsRowIDAlias: Bool?
         // One pass over the objects (each visited once while it is in the cache).
         for index in objects.indices {
             let object = objects[index]
@@ -122,7 +124,9 @@ extension ActiveObject {
                 throw ActiveObjectError.invalidArgument(
                     "insertAll of \(schema.modelName): object \(index) was loaded without some of its columns, which hold defaults rather than values")
             }
-            if let slot = schema.autoNumberedKeySlot { try object.checkAutoNumberedKey(slot: slot, schema: schema) }
+            if let slot = schema.autoNumberedKeySlot {
+                try object.checkAutoNumberedKey(slot: slot, schema: schema, isAlias: &keyIsRowIDAlias)
+            }
             try object.runSaveHooks()
         }
         return (schema, database)

@@ -250,7 +250,8 @@ extension ActiveObject {
     func checkWritable(_ request: WriteRequest, schema: ModelSchema) throws {
         let state = recordState
         if let slot = schema.autoNumberedKeySlot, state != .persisted || request == .insert {
-            try checkAutoNumberedKey(slot: slot, schema: schema)
+            var isAlias: Bool?
+            try checkAutoNumberedKey(slot: slot, schema: schema, isAlias: &isAlias)
         }
         if state == .new || (state == .persisted && !isPartiallyLoaded) { return }
         if state == .keyless && request != .insert && !namesARowByHand(schema) {
@@ -266,17 +267,19 @@ extension ActiveObject {
         }
         if writesWholeRow {
             throw ActiveObjectError.misuse(
-                "this \(schema.modelName) was loaded without some of its columns, which hold defaults rather than the row's values: \(request)() would write them over a whole row (load every column, or reload() it first)")
+                "this \(schema.modelName) was loaded without some of its columns, which hold defaults rather than the row's values: \(request)() would write its whole row, storing those defaults (select every column, or reload() it first)")
         }
     }
 
     /// A nil optional INTEGER key asks SQLite for a number: only the rowid alias
     /// (`INTEGER PRIMARY KEY`) gets one; any other table would store NULL, a key naming no row.
     /// - Throws: ``ActiveObjectError/invalidValue(table:column:reason:)``.
-    func checkAutoNumberedKey(slot: Int, schema: ModelSchema) throws {
+    func checkAutoNumberedKey(slot: Int, schema: ModelSchema, isAlias known: inout Bool?) throws {
         guard withUnsafeObjectPointer({ schema.accessors[slot].isNull(in: $0) }),
-              let database = Swift.type(of: self).resolvedDatabase,
-              !database.isRowIDAlias(schema.columns[slot].name, of: schema.tableName) else { return }
+              let database = Swift.type(of: self).resolvedDatabase else { return }
+        let isAlias = known ?? database.isRowIDAlias(schema.columns[slot].name, of: schema.tableName)
+        known = isAlias
+        guard !isAlias else { return }
         throw ActiveObjectError.invalidValue(
             table: schema.tableName, column: schema.columns[slot].name,
             reason: "the key is nil, and SQLite numbers only an INTEGER PRIMARY KEY (the rowid), which this column is not")
@@ -349,7 +352,9 @@ extension ActiveObject {
             if connection.transactionDepth > 0 {
                 // A rollback of the enclosing transaction makes the object new again.
                 let log = RollbackLog.of(connection)
-                if recordState == .new && preloadedRelations == nil, let fate = log.currentFate {
+                // (An auto-numbered key must go back to nil: that needs a log entry.)
+                if recordState == .new && preloadedRelations == nil && schema.autoNumberedKeySlot == nil,
+                   let fate = log.currentFate {
                     insertedPending(fate)
                 } else {
                     log.record(self, rollbackSnapshot(schema: schema))

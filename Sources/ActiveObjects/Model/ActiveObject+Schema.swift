@@ -5,7 +5,8 @@ extension ActiveRecord where Self: ActiveObject {
     /// table lacks, and the declared indexes and unique constraints. Idempotent.
     ///
     /// Non-optional columns are `NOT NULL DEFAULT <the property's default>`, so columns can be
-    /// added to a populated table. Columns the model no longer declares are left alone.
+    /// added to a populated table (key columns have no `DEFAULT`: each row names its own key).
+    /// Columns the model no longer declares are left alone.
     ///
     /// ```swift
     /// try Person.createTable()

@@ -8,9 +8,9 @@ extension ModelSchema {
     /// that waits this long is almost certainly waited for by the builder itself: the class's
     /// `init()` ran a query of the class on another thread and waits for it. Two seconds leave
     /// a slow `init()` (one that queries another model, say) ample room, and turn that
-    /// deadlock into an error quickly. The same bound ends a rarer wait the library cannot see
-    /// either: the waiting thread holds something the builder's `init()` needs (the writer
-    /// of a database, inside a transaction, while that `init()` queries the database).
+    /// deadlock into an error quickly. (A thread that holds a database's writer does not wait
+    /// at all: the builder's `init()` may be waiting for that writer; it builds the class
+    /// itself, and the first result stored wins.)
     static let buildWaitLimit: TimeInterval = 2
 
     /// The process-wide cache of schemas, and the coordination of their builds.
@@ -56,7 +56,7 @@ extension ModelSchema {
         /// or, when waiting would close a cycle of waits, not), or, while another thread
         /// builds it, that thread's result once it is stored.
         /// - Throws: the cached failure, or `invalidModel` after ``buildWaitLimit``.
-        func claim(_ key: ObjectIdentifier, thread: ObjectIdentifier, model: String) throws -> Claim {
+        func claim(_ key: ObjectIdentifier, thread: ObjectIdentifier, holdsAWriter: Bool, model: String) throws -> Claim {
             condition.lock()
             defer { condition.unlock() }
             let deadline = Date(timeIntervalSinceNow: buildWaitLimit)
@@ -68,6 +68,9 @@ extension ModelSchema {
                     return .build(registered: true)
                 }
                 if waitWouldCloseACycle(on: builder, from: thread) { return .build(registered: false) }
+                // A thread holding a database's writer (inside a transaction) does not wait:
+                // the builder's init() may be waiting for that writer.
+                if holdsAWriter { return .build(registered: false) }
                 waiting[thread] = key
                 let signalled = condition.wait(until: deadline)
                 waiting[thread] = nil
@@ -156,7 +159,7 @@ extension ModelSchema {
                     + "initializer); that use cannot see the schema yet")
         }
         let registered: Bool
-        switch try registry.claim(key, thread: thread, model: name) {
+        switch try registry.claim(key, thread: thread, holdsAWriter: ThreadContext.current.heldWriters > 0, model: name) {
         case .built(let schema): return schema
         case .build(let isRegistered): registered = isRegistered
         }

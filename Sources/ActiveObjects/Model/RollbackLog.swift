@@ -21,6 +21,10 @@ final class RollbackLog: TransactionListener {
         /// The columns' change tracking (only for objects holding a row: a new object is
         /// inserted whole, so it has none to keep).
         let columnStates: [ColumnState]?
+        /// The slot of an auto-numbered key that was nil (SQLite numbers the row, and the
+        /// object takes that number): a rollback makes it nil again, so a retry is numbered
+        /// anew rather than reusing a number another row may take meanwhile.
+        var nilAutoNumberedKeySlot: Int? = nil
     }
 
     private struct Entry {
@@ -161,8 +165,12 @@ extension ActiveObject {
         let states = recordState == .persisted
             ? withUnsafeObjectPointer { base in schema.accessors.map { $0.state(in: base) } }
             : nil
-        return RollbackLog.Snapshot(id: id, state: recordState, persistedRowID: persistedRowID,
-                                    relations: preloadedRelations, columnStates: states)
+        var snapshot = RollbackLog.Snapshot(id: id, state: recordState, persistedRowID: persistedRowID,
+                                            relations: preloadedRelations, columnStates: states)
+        if let slot = schema.autoNumberedKeySlot, withUnsafeObjectPointer({ schema.accessors[slot].isNull(in: $0) }) {
+            snapshot.nilAutoNumberedKeySlot = slot
+        }
+        return snapshot
     }
 
     /// Puts back a snapshot after a rollback. Writes the properties' storage directly: no
@@ -175,6 +183,11 @@ extension ActiveObject {
         if let states = snapshot.columnStates, let schema = try? ModelSchema.of(Swift.type(of: self)) {
             withUnsafeObjectPointer { base in
                 for (accessor, state) in zip(schema.accessors, states) { accessor.setState(state, in: base) }
+            }
+        }
+        if let slot = snapshot.nilAutoNumberedKeySlot, let schema = try? ModelSchema.of(Swift.type(of: self)) {
+            _ = withUnsafeObjectPointer { base in
+                schema.accessors[slot].load(.null, into: base, context: ValueContext(dateStrategy: .iso8601Text))
             }
         }
     }

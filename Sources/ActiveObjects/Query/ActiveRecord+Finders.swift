@@ -71,7 +71,9 @@ extension ActiveRecord where Self: ActiveObject {
     ///   for a `WITHOUT ROWID` table).
     public static func find(ids: [Int64]) throws -> [Self] {
         let schema = try ModelSchema.of(self)
-        if schema.declaresWithoutRowID {
+        guard let database = self.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
+        // Declared so, or found so in the file (another tool made the table).
+        if schema.declaresWithoutRowID || schema.sql(in: database).findByRowIDSQL == nil {
             throw ActiveObjectError.invalidArgument("\(schema.modelName)'s table is WITHOUT ROWID: its rows have no id; use find(key:)")
         }
         guard !ids.isEmpty else { return [] }
@@ -127,7 +129,8 @@ extension ActiveRecord where Self: ActiveObject {
     /// extra columns are ignored; a property without a column keeps its default (and is not
     /// written back by `save()` unless you change it). Objects loaded without the primary key
     /// column name no row: `save()`, `update()`, `upsert()`, `delete()` and `reload()` refuse
-    /// them with ``ActiveObjectError/misuse(_:)`` (`insert()` still adds them as new rows).
+    /// them with ``ActiveObjectError/misuse(_:)`` (`insert()` still adds them as new rows
+    /// when every model column was selected).
     /// Objects loaded without some model columns cannot write a whole row (`insert()`,
     /// `upsert()`, `save()` after a changed `id` or a `delete()`): also `misuse`.
     ///

@@ -10,8 +10,8 @@ import Foundation
 ///
 /// A cursor reads one snapshot: it keeps a reader connection (and its read transaction)
 /// until it is exhausted, closed or released, while other threads use the database. Opened
-/// inside ``Database/read(_:)-54zpm`` (or inside a walk with `each`), it reads that block's
-/// snapshot on its connection, and is closed when the block ends. In WAL
+/// inside ``Database/read(_:)-54zpm``, it reads that block's snapshot on its connection, on
+/// the block's thread only, and is closed when the block ends. In WAL
 /// mode an open read transaction holds back checkpoints: call ``close()`` or drop the cursor
 /// when you stop early. (Opened inside a transaction, or when one connection serves
 /// everything, it reads on the writer, taking it for each `next()`.) Closing the database
@@ -25,6 +25,9 @@ public final class Cursor<Model: ActiveObject>: ScopeBoundCursor {
     private var leasedReader = false
     /// Set when the read block the cursor was opened in ended before the cursor did.
     private var outlivedItsScope = false
+    /// For a cursor reading on a read block's connection: the thread of that block, the only
+    /// one that may use it (the block holds the connection until it ends).
+    private var ownerToken = 0
     private var statement: Statement?
     private let loader: ObjectLoader
     /// Eager loading of the query's relations, for a batch of objects (nil without `including`).
@@ -46,16 +49,25 @@ public final class Cursor<Model: ActiveObject>: ScopeBoundCursor {
             (reader, leasedReader) = (connection, leased)
         }
         // A cursor owns its own statement (never a cached one): it stays open across calls.
-        do {
-            statement = try withConnection { connection in
+        func prepare() throws -> Statement {
+            try withConnection { connection in
                 let statement = try connection.prepare(sql)
                 try statement.bind(arguments)
                 return statement
             }
+        }
+        do {
+            statement = try prepare()
+        } catch let error as DatabaseError where leasedReader && database.needsWriterState(error) {
+            // It reads a TEMP table or an attached database: only the writer has those.
+            if let reader { database.giveBackCursorReader(reader) }
+            (reader, leasedReader) = (nil, false)
+            statement = try prepare()
         } catch {
             if let reader, leasedReader { database.giveBackCursorReader(reader) }
             throw error
         }
+        if reader != nil && !leasedReader { ownerToken = ThreadContext.current.token }
     }
 
     /// Runs `body` with the cursor's connection in use.
@@ -73,12 +85,16 @@ public final class Cursor<Model: ActiveObject>: ScopeBoundCursor {
     /// - Throws: ``DatabaseError``, a `typeMismatch` for a row that does not fit (the cursor
     ///   is closed), or ``ActiveObjectError/databaseClosed``.
     public func next() throws -> Model? {
+        if ownerToken != 0 && ThreadContext.current.token != ownerToken {
+            throw ActiveObjectError.misuse(
+                "this cursor reads the snapshot of the db.read { } block it was opened in: use it on that block's thread, inside the block")
+        }
         if nextPending < pending.count { return takePending() }
         guard let statement else {
             if database.isClosed { throw ActiveObjectError.databaseClosed }
             if outlivedItsScope {
                 throw ActiveObjectError.misuse(
-                    "this cursor read the snapshot of the db.read { } block (or each body) it was opened in, which has ended: open it outside the block to keep it")
+                    "this cursor read the snapshot of the db.read { } block it was opened in, which has ended: open it outside the block to keep it")
             }
             return nil
         }
