@@ -79,7 +79,9 @@ public final class Database: @unchecked Sendable {
         let gate = writerGate
         observations = ObservationCenter { onChange in
             guard !watched.isEmpty else { return nil }
-            return ChangeMonitor(paths: watched, dataVersion: { gate.externalDataVersion() }, onChange: onChange)
+            let watch = gate.startWatching(onChange: onChange)
+            return ChangeMonitor(paths: watched, look: { gate.look(watch) }, onChange: onChange,
+                                 onStop: { gate.stopWatching(watch) })
         }
         writer.commitSink = observations
     }
