@@ -26,6 +26,110 @@ import Testing
         return done
     }
 
+    // MARK: Busy while re-fetching
+
+    /// Options for the busy tests: one reader, a busy timeout of one second.
+    static var busyOptions: Database.Options {
+        var options = Database.Options()
+        options.maximumReaderCount = 1
+        options.busyTimeout = .seconds(1)
+        return options
+    }
+
+    @Test func aReaderHeldLongerThanTheBusyTimeoutDelaysTheFetchWithoutEndingIt() async throws {
+        let folder = try TemporaryDirectory()
+        let db = try Database(path: folder.path("busy-reader.sqlite"), options: Self.busyOptions)
+        defer { try? db.close() }
+        try await db.execute("CREATE TABLE t (x INTEGER)")
+        let probe = Self.counting("t", in: db)
+        defer { probe.cancel() }
+        #expect(await probe.waitFor(count: 1))
+        // Another thread keeps the only reader for 2.5 s (a long read, a cursor left open).
+        let done = await Self.hold { holding in
+            try db.read {
+                holding()
+                Thread.sleep(forTimeInterval: 2.5)
+            }
+        }
+        try await db.execute("INSERT INTO t VALUES (1)")
+        // The fetch waits a busy timeout for the reader, fails with `busy`, and tries again.
+        #expect(await probe.waitFor(count: 2, timeout: 30))
+        #expect(done.current, "the element came before the reader was free")
+        #expect(probe.error == nil)
+        #expect(!probe.isFinished)
+        #expect(probe.elements.last == 1)
+        // Still observing.
+        try await db.execute("INSERT INTO t VALUES (2)")
+        #expect(await probe.waitFor(count: 3, timeout: 10))
+        #expect(probe.elements.last == (try await db.scalar("SELECT count(*) FROM t") as Int?))
+    }
+
+    @Test func aWriterHeldLongerThanTheBusyTimeoutDelaysTheFetchInMemory() async throws {
+        let db = try Database.inMemory(options: Self.busyOptions)
+        defer { try? db.close() }
+        try await db.execute("CREATE TABLE t (x INTEGER)")
+        let probe = Self.counting("t", in: db)
+        defer { probe.cancel() }
+        #expect(await probe.waitFor(count: 1))
+        // In memory, fetches use the writer. A thread commits, then at once (without giving
+        // the writer back in between) runs a 2.5 s transaction that commits a second row.
+        let done = await Self.hold { holding in
+            try db.withWriter { _ in
+                try db.execute("INSERT INTO t VALUES (1)")
+                holding()
+                try db.transaction {
+                    Thread.sleep(forTimeInterval: 2.5)
+                    try db.execute("INSERT INTO t VALUES (2)")
+                }
+            }
+        }
+        // Each fetch waits a busy timeout for the writer, fails with `busy`, and tries again
+        // until the transaction is over: the last element is the fresh result.
+        let deadline = Date().addingTimeInterval(30)
+        while probe.elements.last != 2 && !probe.isFinished && Date() < deadline {
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        #expect(done.current)
+        #expect(probe.error == nil, "\(String(describing: probe.error))")
+        #expect(!probe.isFinished)
+        #expect(probe.elements.last == 2)
+        #expect(probe.elements.count <= 3)
+    }
+
+    @Test func anObservationWaitingToRetryEndsPromptlyWhenCancelledOrClosed() async throws {
+        let folder = try TemporaryDirectory()
+        let db = try Database(path: folder.path("busy-end.sqlite"), options: Self.busyOptions)
+        defer { try? db.close() }
+        try await db.execute("CREATE TABLE t (x INTEGER)")
+        let cancelled = Self.counting("t", in: db)
+        let closed = Self.counting("t", in: db)
+        #expect(await cancelled.waitFor(count: 1))
+        #expect(await closed.waitFor(count: 1))
+        let done = await Self.hold { holding in
+            try db.read {
+                holding()
+                Thread.sleep(forTimeInterval: 4)
+            }
+        }
+        try await db.execute("INSERT INTO t VALUES (1)")
+        try await Task.sleep(nanoseconds: 1_500_000_000)   // past a first busy timeout: retrying
+        #expect(!cancelled.isFinished && !closed.isFinished)
+        var start = Date()
+        cancelled.cancel()
+        #expect(await cancelled.waitForEnd(timeout: 10))
+        #expect(Date().timeIntervalSince(start) < 1)
+        #expect(cancelled.elements == [0])
+        // close() waits for the read to end, but the observation ends at once.
+        start = Date()
+        Thread.detachNewThread { try? db.close() }
+        #expect(await closed.waitForEnd(timeout: 10))
+        #expect(Date().timeIntervalSince(start) < 1)
+        #expect((closed.error as? ActiveObjectError)?.isDatabaseClosed == true)
+        let deadline = Date().addingTimeInterval(10)
+        while !done.current && Date() < deadline { try await Task.sleep(nanoseconds: 5_000_000) }
+        #expect(db.observations.count == 0)
+    }
+
     // MARK: Other processes during a stream of own commits
 
     struct Arrival: Sendable {

@@ -23,7 +23,8 @@
 /// - **Lifecycle**: each `for try await` loop is its own observation. Leaving the loop or
 ///   cancelling its task ends it and releases everything it held; closing the database ends
 ///   it with ``ActiveObjectError/databaseClosed``; an error while fetching ends it with that
-///   error.
+///   error — except `busy` and `locked` (a lock held past the busy timeout), after which the
+///   fetch is tried again, with a growing delay, until it succeeds.
 public struct LiveValues<Element>: AsyncSequence, Sendable {
     /// The database, or the error that prevents observing (a model without database).
     private let database: Result<Database, ActiveObjectError>
