@@ -26,6 +26,87 @@ import Testing
         return done
     }
 
+    // MARK: Schema changes
+
+    @Test func aTriggerAddedAfterAStatementWasCachedIsFollowed() async throws {
+        let folder = try TemporaryDirectory()
+        let db = try Database(path: folder.path("trigger.sqlite"))
+        defer { try? db.close() }
+        try await db.execute("CREATE TABLE a (x INTEGER)")
+        try await db.execute("CREATE TABLE b (x INTEGER)")
+        // Compiled (and cached) while it writes only `a`.
+        try await db.execute("INSERT INTO a VALUES (?)", [1])
+        let probe = Self.counting("b", in: db)
+        defer { probe.cancel() }
+        #expect(await probe.waitFor(count: 1))
+        try await db.execute("CREATE TRIGGER t AFTER INSERT ON a BEGIN INSERT INTO b VALUES (new.x); END")
+        // The schema changed, the observed result did not: nothing.
+        #expect(await probe.staysAt(1))
+        // The same cached INSERT now writes `b` through the trigger.
+        try await db.execute("INSERT INTO a VALUES (?)", [2])
+        #expect(await probe.waitFor(count: 2, timeout: 10))
+        #expect(probe.elements == [0, 1])
+        // Dropping the trigger: the INSERT writes only `a` again, observers of `b` hear nothing.
+        try await db.execute("DROP TRIGGER t")
+        try await db.execute("INSERT INTO a VALUES (?)", [3])
+        #expect(await probe.staysAt(2))
+        #expect(!probe.isFinished)
+    }
+
+    @Test func aTriggerAddedByAnotherConnectionIsFollowedToo() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("trigger-other.sqlite")
+        let db = try Database(path: path)
+        defer { try? db.close() }
+        try await db.execute("CREATE TABLE a (x INTEGER)")
+        try await db.execute("CREATE TABLE b (x INTEGER)")
+        try await db.execute("INSERT INTO a VALUES (?)", [1])
+        let probe = Self.counting("b", in: db)
+        defer { probe.cancel() }
+        #expect(await probe.waitFor(count: 1))
+        // Another connection (another process would do the same) adds the trigger.
+        let other = try Database(path: path)
+        try await other.execute("CREATE TRIGGER t AFTER INSERT ON a BEGIN INSERT INTO b VALUES (new.x); END")
+        try other.close()
+        #expect(await probe.staysAt(1))
+        // This database's cached INSERT is re-compiled by SQLite, and learns that it writes `b`.
+        try await db.execute("INSERT INTO a VALUES (?)", [2])
+        #expect(await probe.waitFor(count: 2, timeout: 10))
+        #expect(probe.elements == [0, 1])
+    }
+
+    @Test func aViewRedefinedOverAnotherTableIsFollowed() async throws {
+        let folder = try TemporaryDirectory()
+        let db = try Database(path: folder.path("view.sqlite"))
+        defer { try? db.close() }
+        try await db.execute("CREATE TABLE x (v INTEGER)")
+        try await db.execute("CREATE TABLE b (v INTEGER)")
+        try await db.execute("CREATE VIEW v AS SELECT v FROM x")
+        let probe = Self.counting("v", in: db)
+        defer { probe.cancel() }
+        #expect(await probe.waitFor(count: 1))
+        try await db.execute("INSERT INTO x VALUES (1)")
+        #expect(await probe.waitFor(count: 2, timeout: 10))
+        // Redefined in one transaction (between a DROP and a CREATE committed apart, a fetch
+        // of the dropped view would fail, and end the sequence with that error).
+        try await db.transaction {
+            try db.execute("DROP VIEW v")
+            try db.execute("CREATE VIEW v AS SELECT v FROM b")
+        }
+        // The view now counts `b`, which is empty: an element with the changed result.
+        #expect(await probe.waitFor(count: 3, timeout: 10))
+        try await db.execute("INSERT INTO b VALUES (1)")
+        try await db.execute("INSERT INTO b VALUES (2)")
+        let deadline = Date().addingTimeInterval(10)
+        while probe.elements.last != 2 && Date() < deadline { try await Task.sleep(nanoseconds: 2_000_000) }
+        #expect(probe.elements.last == 2)
+        // `x` is no longer read.
+        let count = probe.elements.count
+        try await db.execute("INSERT INTO x VALUES (2)")
+        #expect(await probe.staysAt(count))
+        #expect(Array(probe.elements.prefix(3)) == [0, 1, 0])
+    }
+
     // MARK: Busy while re-fetching
 
     /// Options for the busy tests: one reader, a busy timeout of one second.

@@ -42,6 +42,18 @@ final class Connection {
     /// Told about each commit, with the statements that changed something. Runs on the thread
     /// that committed, with the connection still in use: it must not use the database.
     @exclusivity(unchecked) var commitSink: CommitSink?
+    /// Called when this connection saw the schema change: it ran a statement that changes it
+    /// (or rolled one back), or SQLite re-compiled a statement by itself (after a change made
+    /// by any connection or process). Runs with the connection in use: it must not use the
+    /// database. The database forgets the table layouts it learned.
+    @exclusivity(unchecked) var schemaChanged: (() -> Void)?
+    /// How many authorizer reports arrived outside our prepares: SQLite re-compiling a
+    /// statement by itself after a schema change (see ``statementAuthorizer``). Compared
+    /// before and after a statement runs, at no other cost.
+    @exclusivity(unchecked) var automaticRecompiles = 0
+    /// True while a schema change of the open transaction is not committed yet (a rollback
+    /// undoes it: the schema changes again).
+    @exclusivity(unchecked) private var uncommittedSchemaChange = false
     /// When set, every statement run records the tables it read here (live queries).
     @exclusivity(unchecked) var readRecorder: ReadRecorder?
     /// When set, every row stepped is hashed into it (live queries compare results).
@@ -253,8 +265,9 @@ final class Connection {
             throw error
         }
         let start = options.traceHandler == nil ? 0 : DispatchTime.now().uptimeNanoseconds
-        let info = statement.info
+        var info = statement.info
         let changesBefore = info.writes ? totalChanges : 0
+        let recompilesBefore = automaticRecompiles
         readRecorder?.record(info)
         defer {
             statement.reset()
@@ -262,11 +275,28 @@ final class Connection {
                 trace(statement.sql, DispatchTime.now().uptimeNanoseconds &- start)
             }
         }
-        let result = try body(statement)
+        let result: T
+        do {
+            result = try body(statement)
+        } catch {
+            // Recompiled, then failed: the next run will not recompile, so learn it now.
+            if automaticRecompiles != recompilesBefore { _ = relearnInfo(of: statement) }
+            throw error
+        }
+        if automaticRecompiles != recompilesBefore {
+            // SQLite compiled the statement again (the schema changed): what it reads and
+            // writes may have changed too (a trigger added, a view redefined).
+            info = relearnInfo(of: statement)
+            readRecorder?.record(info)
+        }
         if info.writes {
             if (totalChanges != changesBefore || info.changesSchema) && changes.last !== info { changes.append(info) }
             // `Database.changes` is per thread.
             ThreadContext.current.recordChanges(lastChanges, in: ObjectIdentifier(self))
+        }
+        if info.changesSchema {
+            if !isAutocommit { uncommittedSchemaChange = true }
+            schemaChanged?()
         }
         // No transaction left open after a write or COMMIT: the changes are committed.
         if !changes.isEmpty && (info.writes || info.transactionControl != nil) && isAutocommit { publishCommit() }
@@ -314,6 +344,26 @@ final class Connection {
     /// Every row, materialized.
     func rows(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> [Row] {
         try withStatement(sql, arguments) { try rows($0) }
+    }
+
+    /// What `statement` reads and writes under the current schema, learned by compiling its SQL
+    /// once more with the collector (the statement itself keeps running the program SQLite
+    /// re-compiled), and kept as its new ``Statement/info``. Statements that change the
+    /// schema keep theirs (compiling `CREATE TABLE t` again after it ran would fail).
+    private func relearnInfo(of statement: Statement) -> StatementInfo {
+        schemaChanged?()
+        guard !statement.info.changesSchema, let handle = sqliteConnection else { return statement.info }
+        let collector = StatementInfoCollector()
+        let outer = infoCollector
+        infoCollector = collector
+        var probe: OpaquePointer?
+        let code = statement.sql.withCString { sqlite3_prepare_v3(handle, $0, -1, 0, &probe, nil) }
+        infoCollector = outer
+        sqlite3_finalize(probe)
+        guard code == SQLITE_OK, probe != nil else { return statement.info }
+        let info = collector.build()
+        statement.info = info
+        return info
     }
 
     /// `PRAGMA data_version`: changes when another connection commits. Read with a statement
@@ -383,6 +433,7 @@ final class Connection {
         forgetBodySavepoints(from: depth)
         transactionDepth -= 1
         if let mark = changeMarks.popLast(), mark < changes.count { changes.removeSubrange(mark...) }
+        if uncommittedSchemaChange { schemaChanged?() }
         transactionListener?.transactionLevelRolledBack(depth: depth)
     }
 
@@ -416,6 +467,7 @@ final class Connection {
 
     /// Tells the commit sink what the commit changed, and forgets it.
     func publishCommit() {
+        uncommittedSchemaChange = false
         guard !changes.isEmpty else { return }
         if let commitSink, commitSink.isObserving { commitSink.committed(changes) }
         changes.removeAll(keepingCapacity: true)
@@ -425,6 +477,10 @@ final class Connection {
     fileprivate func forgetChanges() {
         changes.removeAll(keepingCapacity: true)
         changeMarks = changeMarks.map { _ in 0 }
+        if uncommittedSchemaChange {
+            uncommittedSchemaChange = false
+            schemaChanged?()
+        }
     }
 }
 

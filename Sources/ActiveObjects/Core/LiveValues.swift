@@ -16,6 +16,9 @@
 ///   and processes to the same file (the result is fetched again and emitted if it changed).
 ///   Nothing is emitted for rolled-back transactions or savepoints, nor for commits to other
 ///   tables.
+/// - **Schema changes**: a statement SQLite re-compiles after a schema change (by anyone)
+///   learns its tables again (a trigger added, a view redefined); a commit that changes the
+///   schema makes every observation fetch again, emitting only if its result changed.
 /// - **Coalescing**: one fetch at a time, on a reader connection (never blocking the writer);
 ///   a burst of commits may skip intermediate states, but the last element always equals a
 ///   fresh fetch after the last commit. A slow consumer only ever has the newest result

@@ -118,7 +118,22 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
 
     /// The writer committed: observations that read one of the changed tables (or have not
     /// fetched yet) fetch again.
+    ///
+    /// A commit that changed the schema (a table, view, index or trigger created, altered or
+    /// dropped) makes every observation fetch again, emitting only if its result changed:
+    /// what its reads read may have changed with it (a view redefined over another table),
+    /// and the fetch learns it (statements that SQLite re-compiles learn their tables again,
+    /// see ``Connection/automaticRecompiles``).
     func committed(_ statements: [StatementInfo]) {
+        var changesSchema = false
+        for info in statements where info.changesSchema {
+            changesSchema = true
+            break
+        }
+        if changesSchema {
+            schemaChanged(statements)
+            return
+        }
         let concerned: [any ObservationEntry] = lock.withLock {
             var touchesObserved = unknownTables > 0
             if !touchesObserved {
@@ -147,6 +162,21 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
             }
         }
         for entry in concerned { entry.tablesChanged() }
+    }
+
+    /// A commit that changed the schema: observations that read a table whose rows changed
+    /// fetch again and emit; every other one fetches again and emits only if its result changed.
+    private func schemaChanged(_ statements: [StatementInfo]) {
+        var rowsChanged = Set<String>()
+        for info in statements where !info.changesSchema { rowsChanged.formUnion(info.writtenTables) }
+        let registrations = lock.withLock { Array(entries.values) }
+        for registration in registrations {
+            if registration.tables.map({ !$0.isDisjoint(with: rowsChanged) }) ?? true {
+                registration.entry.tablesChanged()
+            } else {
+                registration.entry.externalChange()
+            }
+        }
     }
 
     /// Another connection or process committed: every observation fetches again (it emits
