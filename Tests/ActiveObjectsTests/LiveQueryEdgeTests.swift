@@ -211,6 +211,76 @@ import Testing
         #expect(db.observations.count == 0)
     }
 
+    // MARK: Raw savepoints
+
+    /// Runs raw statements one after the other on the calling thread (a raw savepoint keeps
+    /// the writer on its thread: no suspension in between).
+    static func run(_ db: Database, _ statements: [String]) throws {
+        for sql in statements { try db.execute(sql) }
+    }
+
+    /// ``run(_:_:)`` inside `db.transaction { }`, on the calling thread.
+    static func runInTransaction(_ db: Database, _ statements: [String]) throws {
+        try db.transaction { try run(db, statements) }
+    }
+
+    @Test func aRolledBackRawSavepointEmitsNothing() async throws {
+        let folder = try TemporaryDirectory()
+        let db = try Database(path: folder.path("savepoint.sqlite"))
+        defer { try? db.close() }
+        try await db.execute("CREATE TABLE t (x INTEGER)")
+        try await db.execute("CREATE TABLE u (x INTEGER)")
+        let probe = Self.counting("t", in: db)
+        defer { probe.cancel() }
+        #expect(await probe.waitFor(count: 1))
+        // Outside a transaction (the savepoint is the transaction).
+        try Self.run(db, ["SAVEPOINT s", "INSERT INTO t VALUES (1)", "ROLLBACK TO s", "RELEASE s"])
+        // Inside db.transaction.
+        try Self.runInTransaction(db, ["SAVEPOINT s", "INSERT INTO t VALUES (1)", "ROLLBACK TO s", "RELEASE s"])
+        // Nested: rolling back to the inner one, releasing the outer one.
+        try Self.run(db, ["SAVEPOINT outer_s", "SAVEPOINT inner_s", "INSERT INTO t VALUES (1)",
+                          "ROLLBACK TO inner_s", "RELEASE outer_s"])
+        // The rolled-back part wrote `t`, the kept part only `u`.
+        try Self.run(db, ["SAVEPOINT s", "INSERT INTO u VALUES (1)", "SAVEPOINT s2", "INSERT INTO t VALUES (1)",
+                          "ROLLBACK TO s2", "RELEASE s"])
+        // Inside a raw BEGIN: two savepoints of the same name, the inner one released, then
+        // rolled back to the outer one.
+        try Self.run(db, ["BEGIN", "SAVEPOINT s", "INSERT INTO t VALUES (1)", "SAVEPOINT s", "RELEASE s",
+                          "ROLLBACK TO s", "COMMIT"])
+        #expect(await probe.staysAt(1, for: 0.5))
+        #expect(try await db.scalar("SELECT count(*) FROM t") as Int? == 0)
+        // A released savepoint keeps its changes: one element.
+        try Self.run(db, ["SAVEPOINT s", "INSERT INTO t VALUES (1)", "RELEASE s"])
+        #expect(await probe.waitFor(count: 2, timeout: 10))
+        // Rolled back, then written again after ROLLBACK TO: kept.
+        try Self.runInTransaction(db, ["SAVEPOINT s", "INSERT INTO u VALUES (2)", "ROLLBACK TO s",
+                                       "INSERT INTO t VALUES (2)", "RELEASE s"])
+        #expect(await probe.waitFor(count: 3, timeout: 10))
+        #expect(probe.elements == [0, 1, 2])
+    }
+
+    @Test func aNestedBodyCannotReleaseARawSavepointOfAnEnclosingLevel() throws {
+        let db = try Database.inMemory()
+        defer { try? db.close() }
+        try db.execute("CREATE TABLE t (x INTEGER)")
+        try db.transaction {
+            try db.execute("SAVEPOINT mine")
+            try db.execute("INSERT INTO t VALUES (1)")
+            do {
+                try db.transaction {
+                    // Would release the nested transaction's own savepoint with it.
+                    try db.execute("RELEASE mine")
+                }
+                Issue.record("a RELEASE of an enclosing level's savepoint ran")
+            } catch ActiveObjectError.misuse(let message) {
+                #expect(message.contains("RELEASE mine"), "\(message)")
+            }
+            // The level that opened it may.
+            try db.execute("RELEASE mine")
+        }
+        #expect(try db.scalar("SELECT count(*) FROM t") as Int? == 1)
+    }
+
     // MARK: Other processes during a stream of own commits
 
     struct Arrival: Sendable {

@@ -289,7 +289,7 @@ public final class Database: @unchecked Sendable {
                 if name.lowercased().hasPrefix(Self.savepointPrefix) {
                     throw ActiveObjectError.misuse("savepoint names starting with \(Self.savepointPrefix) are reserved for db.transaction")
                 }
-                if !connection.trackBodySavepoint(control) {
+                if !connection.mayRunInTransactionBody(control) {
                     throw ActiveObjectError.misuse(
                         "`\(statement.sql)` inside db.transaction { } names a savepoint the transaction's body did not open: it would end or undo the transaction behind its back")
                 }

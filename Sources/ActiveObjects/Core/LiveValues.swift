@@ -14,8 +14,8 @@
 /// - **What counts**: every commit of this ``Database`` that inserted, updated or deleted rows
 ///   in one of those tables (models, `execute`, transactions); commits of other connections
 ///   and processes to the same file (the result is fetched again and emitted if it changed).
-///   Nothing is emitted for rolled-back transactions or savepoints, nor for commits to other
-///   tables.
+///   Nothing is emitted for rolled-back transactions or savepoints (raw `ROLLBACK TO` too), nor
+///   for commits to other tables.
 /// - **Schema changes**: a statement SQLite re-compiles after a schema change (by anyone)
 ///   learns its tables again (a trigger added, a view redefined); a commit that changes the
 ///   schema makes every observation fetch again, emitting only if its result changed.
