@@ -101,10 +101,11 @@ import Testing
         let looks = Locked(0)
         let version = Locked<Int64>(1)
         let changes = Locked(0)
-        let monitor = ChangeMonitor(paths: [path], dataVersion: {
+        let watch = DataVersionWatch { changes.withLock { $0 += 1 } }
+        let monitor = ChangeMonitor(paths: [path], look: {
             looks.withLock { $0 += 1 }
-            return version.current
-        }, onChange: { changes.withLock { $0 += 1 } })
+            return watch.record(version.current)
+        }, onChange: watch.onChange)
         defer { monitor.stop() }
         try await Task.sleep(for: .milliseconds(50))   // its thread runs and reads the first version
 
@@ -162,10 +163,11 @@ import Testing
         let busy = Locked(false)
         let version = Locked<Int64>(1)
         let changes = Locked(0)
-        let monitor = ChangeMonitor(paths: [path], dataVersion: {
+        let watch = DataVersionWatch { changes.withLock { $0 += 1 } }
+        let monitor = ChangeMonitor(paths: [path], look: {
             looks.withLock { $0 += 1 }
-            return busy.current ? nil : version.current
-        }, onChange: { changes.withLock { $0 += 1 } })
+            return busy.current ? nil : watch.record(version.current)
+        }, onChange: watch.onChange)
         defer { monitor.stop() }
         try await Task.sleep(for: .milliseconds(50))   // its thread reads the first version
 

@@ -28,6 +28,12 @@ import Darwin
 /// writer for a `data_version` look a few dozen times a second, whatever the commit rate (the
 /// looks planned right after a wake-up are then left to the end of the quiet period). A
 /// commit by another process is still noticed within the quiet period plus the rechecks.
+///
+/// A look needs the writer connection. When another thread holds it — a thread committing
+/// back to back takes it again at once, and would win every attempt of the monitor — the
+/// holder looks for the monitor when it gives the writer back (``WriterGate/look(_:)``) and
+/// reports a change itself, so that a stream of this process's commits never hides another
+/// process's. The monitor also keeps trying every 5 ms until one of its own looks succeeds.
 /// On Linux the watches are one-shot (`IN_ONESHOT`) and set again when the quiet period ends,
 /// followed by one look: while they are off, writes cost the writer nothing for the monitor.
 final class ChangeMonitor: @unchecked Sendable {
@@ -36,9 +42,12 @@ final class ChangeMonitor: @unchecked Sendable {
     private let lock = NSLock()
     private var stopped = false
     private let paths: [String]
-    /// The writer's `data_version`, or nil when the writer is busy right now.
-    private let dataVersion: @Sendable () -> Int64?
+    /// A look at the writer's `data_version`: true when another connection committed since
+    /// the last look, nil when the writer is busy right now (its holder looks instead).
+    private let look: @Sendable () -> Bool?
     private let onChange: @Sendable () -> Void
+    /// Called once when the monitor stops.
+    private let onStop: @Sendable () -> Void
     /// When to look at `data_version` after a wake-up, in milliseconds.
     static let recheckDelays: [Int] = [0, 3, 15, 50, 150]
     /// The polling period where no file watch is possible.
@@ -62,10 +71,12 @@ final class ChangeMonitor: @unchecked Sendable {
         quietLength > quietPeriod ? recheckDelays.filter { $0 > quietLength } : recheckDelays
     }
 
-    init(paths: [String], dataVersion: @escaping @Sendable () -> Int64?, onChange: @escaping @Sendable () -> Void) {
+    init(paths: [String], look: @escaping @Sendable () -> Bool?, onChange: @escaping @Sendable () -> Void,
+         onStop: @escaping @Sendable () -> Void = {}) {
         self.paths = paths
-        self.dataVersion = dataVersion
+        self.look = look
         self.onChange = onChange
+        self.onStop = onStop
         start()
     }
 
@@ -73,28 +84,28 @@ final class ChangeMonitor: @unchecked Sendable {
 
     /// Stops watching; the monitor's thread (or sources) end soon after.
     func stop() {
-        lock.withLock { stopped = true }
+        let first: Bool = lock.withLock {
+            defer { stopped = true }
+            return !stopped
+        }
+        if first { onStop() }
         wake()
     }
 
-    /// Looks at `data_version`: true when another connection committed since `last`.
+    /// Looks at `data_version`: true when another connection committed since the last look.
     /// Returns nil when the writer was busy (look again shortly).
-    private func check(_ last: inout Int64?) -> Bool? {
-        guard let version = dataVersion() else { return nil }
-        defer { last = version }
-        return last.map { $0 != version } ?? false
-    }
+    private func check() -> Bool? { look() }
 
     #if canImport(Darwin)
     private let queue = DispatchQueue(label: "ActiveObjects.ChangeMonitor")
     private var sources: [DispatchSourceFileSystemObject] = []
     private var timer: DispatchSourceTimer?
-    private var lastVersion: Int64?
     private var pendingChecks = 0
 
     private func start() {
         queue.async { [self] in
-            lastVersion = dataVersion()
+            // The first look sets the baseline (true only if the writer looked first).
+            if check() == true { onChange() }
             for path in paths {
                 let descriptor = open(path, O_EVTONLY)
                 guard descriptor >= 0 else { continue }
@@ -145,7 +156,7 @@ final class ChangeMonitor: @unchecked Sendable {
 
     private func runCheck(retrying: Bool) {
         guard !isStopped else { return }
-        switch check(&lastVersion) {
+        switch check() {
         case true?: onChange()
         case false?: break
         case nil:
@@ -211,7 +222,8 @@ final class ChangeMonitor: @unchecked Sendable {
             close(pipeEnds[0])
             close(pipeEnds[1])
         }
-        var last = dataVersion()
+        // The first look sets the baseline (true only if the writer looked first).
+        if check() == true { onChange() }
         var checks: [Int64] = []   // due times, in ms
         // While quiet (a wake-up less than a quiet period ago), the one-shot watches are off.
         var quiet = false
@@ -235,7 +247,7 @@ final class ChangeMonitor: @unchecked Sendable {
             if isStopped { break }
             if ready > 0 && descriptors[0].revents != 0 { break }
             if inotify < 0 {
-                if check(&last) == true { onChange() }
+                if check() == true { onChange() }
                 continue
             }
             if ready > 0 && descriptors[1].revents != 0 {
@@ -259,7 +271,7 @@ final class ChangeMonitor: @unchecked Sendable {
             let due = Self.now()
             guard checks.contains(where: { $0 <= due }) else { continue }
             checks.removeAll { $0 <= due }
-            switch check(&last) {
+            switch check() {
             case true?: onChange()
             case false?: break
             case nil:

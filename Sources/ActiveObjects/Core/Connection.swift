@@ -28,10 +28,13 @@ final class Connection {
 
     /// Depth of nested ``Database/transaction(_:)`` levels (0 = none).
     @exclusivity(unchecked) private(set) var transactionDepth = 0
-    /// Savepoints that raw `SAVEPOINT` statements opened inside ``Database/transaction(_:)``
-    /// bodies, innermost last, with the level that opened them (names lowercased, as SQLite
-    /// compares them). Only these may be released or rolled back to by raw SQL there.
-    @exclusivity(unchecked) private var bodySavepoints: [(name: String, depth: Int)] = []
+    /// The savepoints that raw `SAVEPOINT` statements opened on this connection (not those of
+    /// ``Database/transaction(_:)``), innermost last (names lowercased, as SQLite compares
+    /// them): the transaction level that opened each (0 outside ``Database/transaction(_:)``),
+    /// and how many entries of `changes` preceded it. A raw `ROLLBACK TO` forgets the changes
+    /// recorded since its savepoint began (a raw `RELEASE` keeps them); inside a transaction
+    /// body, raw SQL may only release or roll back to the savepoints its own level opened.
+    @exclusivity(unchecked) private var rawSavepoints: [(name: String, depth: Int, mark: Int)] = []
     /// Told when transaction levels begin and end (the Model layer's rollback log).
     @exclusivity(unchecked) var transactionListener: TransactionListener?
 
@@ -42,6 +45,18 @@ final class Connection {
     /// Told about each commit, with the statements that changed something. Runs on the thread
     /// that committed, with the connection still in use: it must not use the database.
     @exclusivity(unchecked) var commitSink: CommitSink?
+    /// Called when this connection saw the schema change: it ran a statement that changes it
+    /// (or rolled one back), or SQLite re-compiled a statement by itself (after a change made
+    /// by any connection or process). Runs with the connection in use: it must not use the
+    /// database. The database forgets the table layouts it learned.
+    @exclusivity(unchecked) var schemaChanged: (() -> Void)?
+    /// How many authorizer reports arrived outside our prepares: SQLite re-compiling a
+    /// statement by itself after a schema change (see ``statementAuthorizer``). Compared
+    /// before and after a statement runs, at no other cost.
+    @exclusivity(unchecked) var automaticRecompiles = 0
+    /// True while a schema change of the open transaction is not committed yet (a rollback
+    /// undoes it: the schema changes again).
+    @exclusivity(unchecked) private var uncommittedSchemaChange = false
     /// When set, every statement run records the tables it read here (live queries).
     @exclusivity(unchecked) var readRecorder: ReadRecorder?
     /// When set, every row stepped is hashed into it (live queries compare results).
@@ -253,8 +268,9 @@ final class Connection {
             throw error
         }
         let start = options.traceHandler == nil ? 0 : DispatchTime.now().uptimeNanoseconds
-        let info = statement.info
+        var info = statement.info
         let changesBefore = info.writes ? totalChanges : 0
+        let recompilesBefore = automaticRecompiles
         readRecorder?.record(info)
         defer {
             statement.reset()
@@ -262,12 +278,30 @@ final class Connection {
                 trace(statement.sql, DispatchTime.now().uptimeNanoseconds &- start)
             }
         }
-        let result = try body(statement)
+        let result: T
+        do {
+            result = try body(statement)
+        } catch {
+            // Recompiled, then failed: the next run will not recompile, so learn it now.
+            if automaticRecompiles != recompilesBefore { _ = relearnInfo(of: statement) }
+            throw error
+        }
+        if automaticRecompiles != recompilesBefore {
+            // SQLite compiled the statement again (the schema changed): what it reads and
+            // writes may have changed too (a trigger added, a view redefined).
+            info = relearnInfo(of: statement)
+            readRecorder?.record(info)
+        }
         if info.writes {
             if (totalChanges != changesBefore || info.changesSchema) && changes.last !== info { changes.append(info) }
             // `Database.changes` is per thread.
             ThreadContext.current.recordChanges(lastChanges, in: ObjectIdentifier(self))
         }
+        if info.changesSchema {
+            if !isAutocommit { uncommittedSchemaChange = true }
+            schemaChanged?()
+        }
+        if let control = info.transactionControl { transactionStatementRan(control) }
         // No transaction left open after a write or COMMIT: the changes are committed.
         if !changes.isEmpty && (info.writes || info.transactionControl != nil) && isAutocommit { publishCommit() }
         return result
@@ -314,6 +348,26 @@ final class Connection {
     /// Every row, materialized.
     func rows(_ sql: String, _ arguments: [DatabaseValue] = []) throws -> [Row] {
         try withStatement(sql, arguments) { try rows($0) }
+    }
+
+    /// What `statement` reads and writes under the current schema, learned by compiling its SQL
+    /// once more with the collector (the statement itself keeps running the program SQLite
+    /// re-compiled), and kept as its new ``Statement/info``. Statements that change the
+    /// schema keep theirs (compiling `CREATE TABLE t` again after it ran would fail).
+    private func relearnInfo(of statement: Statement) -> StatementInfo {
+        schemaChanged?()
+        guard !statement.info.changesSchema, let handle = sqliteConnection else { return statement.info }
+        let collector = StatementInfoCollector()
+        let outer = infoCollector
+        infoCollector = collector
+        var probe: OpaquePointer?
+        let code = statement.sql.withCString { sqlite3_prepare_v3(handle, $0, -1, 0, &probe, nil) }
+        infoCollector = outer
+        sqlite3_finalize(probe)
+        guard code == SQLITE_OK, probe != nil else { return statement.info }
+        let info = collector.build()
+        statement.info = info
+        return info
     }
 
     /// `PRAGMA data_version`: changes when another connection commits. Read with a statement
@@ -371,7 +425,7 @@ final class Connection {
     /// The innermost level committed (COMMIT or RELEASE ran).
     func commitLevel() {
         let depth = transactionDepth
-        forgetBodySavepoints(from: depth)
+        forgetRawSavepoints(from: depth)
         transactionDepth -= 1
         changeMarks.removeLast()
         transactionListener?.transactionLevelCommitted(depth: depth)
@@ -380,42 +434,70 @@ final class Connection {
     /// The innermost level rolled back (ROLLBACK or ROLLBACK TO ran, or SQLite rolled back).
     func rollBackLevel() {
         let depth = transactionDepth
-        forgetBodySavepoints(from: depth)
+        forgetRawSavepoints(from: depth)
         transactionDepth -= 1
         if let mark = changeMarks.popLast(), mark < changes.count { changes.removeSubrange(mark...) }
+        if uncommittedSchemaChange { schemaChanged?() }
         transactionListener?.transactionLevelRolledBack(depth: depth)
     }
 
-    /// Records, or checks, a raw savepoint statement run inside a transaction body. Raw SQL
-    /// may open its own savepoints there, and release or roll back to those; releasing (or
-    /// rolling back to) a savepoint opened *outside* the body would end or undo the library's
-    /// transaction behind its back (a `RELEASE` of an enclosing savepoint commits it).
-    /// - Returns: false when `control` names a savepoint the body did not open.
-    func trackBodySavepoint(_ control: TransactionControl) -> Bool {
+    /// Whether raw SQL inside a transaction body may run `control`: it may open savepoints, and
+    /// release or roll back to those its own level opened. Releasing (or rolling back to) a
+    /// savepoint opened *outside* the body — before the transaction, or by an enclosing level —
+    /// would end or undo the library's transaction behind its back (a `RELEASE` of an
+    /// enclosing savepoint commits it).
+    func mayRunInTransactionBody(_ control: TransactionControl) -> Bool {
+        switch control {
+        case .release(let name), .rollbackTo(let name):
+            let key = name.lowercased()
+            guard let index = rawSavepoints.lastIndex(where: { $0.name == key }) else { return false }
+            return rawSavepoints[index].depth == transactionDepth
+        case .savepoint, .begin, .commit, .rollback:
+            return true
+        }
+    }
+
+    /// A transaction statement ran (successfully): keeps the raw savepoints up to date. A raw
+    /// `ROLLBACK TO` forgets the changes recorded since its savepoint began, so that a commit
+    /// reports only what it kept. The library's own savepoints are handled by the levels.
+    private func transactionStatementRan(_ control: TransactionControl) {
         switch control {
         case .savepoint(let name):
-            bodySavepoints.append((name.lowercased(), transactionDepth))
+            let key = name.lowercased()
+            guard !key.hasPrefix(Database.savepointPrefix) else { return }
+            rawSavepoints.append((key, transactionDepth, changes.count))
         case .release(let name):
-            guard let index = bodySavepoints.lastIndex(where: { $0.name == name.lowercased() }) else { return false }
-            bodySavepoints.removeSubrange(index...)
+            let key = name.lowercased()
+            guard !key.hasPrefix(Database.savepointPrefix),
+                  let index = rawSavepoints.lastIndex(where: { $0.name == key }) else { return }
+            rawSavepoints.removeSubrange(index...)
         case .rollbackTo(let name):
-            guard let index = bodySavepoints.lastIndex(where: { $0.name == name.lowercased() }) else { return false }
-            bodySavepoints.removeSubrange((index + 1)...)
-        case .begin, .commit, .rollback:
+            let key = name.lowercased()
+            guard !key.hasPrefix(Database.savepointPrefix),
+                  let index = rawSavepoints.lastIndex(where: { $0.name == key }) else { return }
+            // The savepoint stays open; those opened after it are gone.
+            rawSavepoints.removeSubrange((index + 1)...)
+            let mark = rawSavepoints[index].mark
+            if mark < changes.count { changes.removeSubrange(mark...) }
+            if uncommittedSchemaChange { schemaChanged?() }
+        case .commit, .rollback:
+            rawSavepoints.removeAll()
+            uncommittedSchemaChange = false
+        case .begin:
             break
         }
-        return true
     }
 
     /// A transaction level ended: the raw savepoints opened in it ended with it.
-    private func forgetBodySavepoints(from depth: Int) {
-        if let last = bodySavepoints.last, last.depth >= depth {
-            bodySavepoints.removeAll { $0.depth >= depth }
+    private func forgetRawSavepoints(from depth: Int) {
+        if let last = rawSavepoints.last, last.depth >= depth {
+            rawSavepoints.removeAll { $0.depth >= depth }
         }
     }
 
     /// Tells the commit sink what the commit changed, and forgets it.
     func publishCommit() {
+        uncommittedSchemaChange = false
         guard !changes.isEmpty else { return }
         if let commitSink, commitSink.isObserving { commitSink.committed(changes) }
         changes.removeAll(keepingCapacity: true)
@@ -425,6 +507,11 @@ final class Connection {
     fileprivate func forgetChanges() {
         changes.removeAll(keepingCapacity: true)
         changeMarks = changeMarks.map { _ in 0 }
+        rawSavepoints.removeAll()
+        if uncommittedSchemaChange {
+            uncommittedSchemaChange = false
+            schemaChanged?()
+        }
     }
 }
 

@@ -43,8 +43,9 @@ public final class Database: @unchecked Sendable {
     let readerLane: WorkerLane
     /// The live queries (see ``values(_:)``).
     let observations: ObservationCenter
-    /// Whether each table (lowercased) has a rowid, as learned by ``tableHasRowID(_:)``.
-    let tableLayouts = LockedValue<[String: Bool]>([:])
+    /// Whether each table (lowercased) has a rowid, as learned by ``tableHasRowID(_:)``;
+    /// forgotten whenever a connection sees the schema change (``Connection/schemaChanged``).
+    let tableLayouts: LockedValue<[String: Bool]>
     /// Set once raw SQL gave the writer state no reader has (`ATTACH`, a `TEMP` table, view,
     /// index or trigger): from then on a read that a reader cannot compile for want of a table
     /// or database runs again on the writer, which has it.
@@ -67,11 +68,20 @@ public final class Database: @unchecked Sendable {
         }
         self.path = path
         self.options = options
+        // Every connection that sees the schema change — its own DDL (raw or not), a rollback
+        // of one, or SQLite re-compiling a statement after another connection's or process's
+        // DDL — makes the database look at table layouts again (a table recreated WITHOUT ROWID…).
+        let layouts = LockedValue<[String: Bool]>([:])
+        tableLayouts = layouts
+        let forgetLayouts = { layouts.withLock { $0.removeAll() } }
         let writer = try Connection(path: path, options: options, role: .writer)
+        writer.schemaChanged = forgetLayouts
         writerGate = WriterGate(connection: writer)
         if options.maximumReaderCount > 0 && writer.journalMode == "wal" {
             readers = ReaderPool(maximumCount: options.maximumReaderCount) {
-                try Connection(path: path, options: options, role: .reader)
+                let reader = try Connection(path: path, options: options, role: .reader)
+                reader.schemaChanged = forgetLayouts
+                return reader
             }
         } else {
             readers = nil
@@ -83,7 +93,9 @@ public final class Database: @unchecked Sendable {
         let gate = writerGate
         observations = ObservationCenter { onChange in
             guard !watched.isEmpty else { return nil }
-            return ChangeMonitor(paths: watched, dataVersion: { gate.externalDataVersion() }, onChange: onChange)
+            let watch = gate.startWatching(onChange: onChange)
+            return ChangeMonitor(paths: watched, look: { gate.look(watch) }, onChange: onChange,
+                                 onStop: { gate.stopWatching(watch) })
         }
         writer.commitSink = observations
     }
@@ -166,11 +178,11 @@ public final class Database: @unchecked Sendable {
         try withWriter { connection in
             let statement = try connection.cachedStatement(sql)
             try checkRawStatement(statement, on: connection)
+            // A statement that changes the schema makes the database look at table layouts
+            // again (a table recreated WITHOUT ROWID…): see `Connection.schemaChanged`.
             try connection.withStatement(statement, binding: { try $0.bind(values) }) { statement in
                 while try statement.step() {}
             }
-            // A table recreated under another layout (WITHOUT ROWID…) is looked at again.
-            if statement.info.changesSchema { forgetTableLayouts() }
             if statement.info.createsConnectionState { writerHoldsConnectionState.set() }
         }
     }
@@ -295,7 +307,7 @@ public final class Database: @unchecked Sendable {
                 if name.lowercased().hasPrefix(Self.savepointPrefix) {
                     throw ActiveObjectError.misuse("savepoint names starting with \(Self.savepointPrefix) are reserved for db.transaction")
                 }
-                if !connection.trackBodySavepoint(control) {
+                if !connection.mayRunInTransactionBody(control) {
                     throw ActiveObjectError.misuse(
                         "`\(statement.sql)` inside db.transaction { } names a savepoint the transaction's body did not open: it would end or undo the transaction behind its back")
                 }

@@ -14,8 +14,11 @@
 /// - **What counts**: every commit of this ``Database`` that inserted, updated or deleted rows
 ///   in one of those tables (models, `execute`, transactions); commits of other connections
 ///   and processes to the same file (the result is fetched again and emitted if it changed).
-///   Nothing is emitted for rolled-back transactions or savepoints, nor for commits to other
-///   tables.
+///   Nothing is emitted for rolled-back transactions or savepoints (raw `ROLLBACK TO` too), nor
+///   for commits to other tables.
+/// - **Schema changes**: a statement SQLite re-compiles after a schema change (by anyone)
+///   learns its tables again (a trigger added, a view redefined); a commit that changes the
+///   schema makes every observation fetch again, emitting only if its result changed.
 /// - **Coalescing**: one fetch at a time, on a reader connection (never blocking the writer);
 ///   a burst of commits may skip intermediate states, but the last element always equals a
 ///   fresh fetch after the last commit. A slow consumer only ever has the newest result
@@ -23,7 +26,8 @@
 /// - **Lifecycle**: each `for try await` loop is its own observation. Leaving the loop or
 ///   cancelling its task ends it and releases everything it held; closing the database ends
 ///   it with ``ActiveObjectError/databaseClosed``; an error while fetching ends it with that
-///   error.
+///   error — except `busy` and `locked` (a lock held past the busy timeout), after which the
+///   fetch is tried again, with a growing delay, until it succeeds.
 public struct LiveValues<Element>: AsyncSequence, Sendable {
     /// The database, or the error that prevents observing (a model without database).
     private let database: Result<Database, ActiveObjectError>

@@ -118,7 +118,22 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
 
     /// The writer committed: observations that read one of the changed tables (or have not
     /// fetched yet) fetch again.
+    ///
+    /// A commit that changed the schema (a table, view, index or trigger created, altered or
+    /// dropped) makes every observation fetch again, emitting only if its result changed:
+    /// what its reads read may have changed with it (a view redefined over another table),
+    /// and the fetch learns it (statements that SQLite re-compiles learn their tables again,
+    /// see ``Connection/automaticRecompiles``).
     func committed(_ statements: [StatementInfo]) {
+        var changesSchema = false
+        for info in statements where info.changesSchema {
+            changesSchema = true
+            break
+        }
+        if changesSchema {
+            schemaChanged(statements)
+            return
+        }
         let concerned: [any ObservationEntry] = lock.withLock {
             var touchesObserved = unknownTables > 0
             if !touchesObserved {
@@ -147,6 +162,21 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
             }
         }
         for entry in concerned { entry.tablesChanged() }
+    }
+
+    /// A commit that changed the schema: observations that read a table whose rows changed
+    /// fetch again and emit; every other one fetches again and emits only if its result changed.
+    private func schemaChanged(_ statements: [StatementInfo]) {
+        var rowsChanged = Set<String>()
+        for info in statements where !info.changesSchema { rowsChanged.formUnion(info.writtenTables) }
+        let registrations = lock.withLock { Array(entries.values) }
+        for registration in registrations {
+            if registration.tables.map({ !$0.isDisjoint(with: rowsChanged) }) ?? true {
+                registration.entry.tablesChanged()
+            } else {
+                registration.entry.externalChange()
+            }
+        }
     }
 
     /// Another connection or process committed: every observation fetches again (it emits
@@ -224,6 +254,12 @@ final class Observation<Value>: ObservationEntry, @unchecked Sendable {
     private var scheduled = false
     private var ended = false
     private var lastFingerprint: (value: UInt64, rows: Int)?
+    /// How long to wait before fetching again after a busy error, in milliseconds (0 after a
+    /// fetch that succeeded).
+    private var retryDelay = 0
+    /// The first wait after a busy error, and the longest, in milliseconds.
+    static var firstRetryDelay: Int { 10 }
+    static var longestRetryDelay: Int { 500 }
 
     init(database: Database, fetch: @escaping @Sendable () throws -> sending Value,
          continuation: AsyncThrowingStream<Value, Error>.Continuation) {
@@ -295,11 +331,15 @@ final class Observation<Value>: ObservationEntry, @unchecked Sendable {
                 return reason == .tables || lastFingerprint == nil || lastFingerprint! != fingerprint
             }
             if emit { continuation.yield(value) }
+        } catch where Self.isTransient(error) {
+            retry(reason)
+            return
         } catch {
             end(throwing: error)
             return
         }
         let again: Bool = lock.withLock {
+            retryDelay = 0
             if pending == .none || ended {
                 scheduled = false
                 return false
@@ -307,6 +347,41 @@ final class Observation<Value>: ObservationEntry, @unchecked Sendable {
             return true
         }
         if again { submit() }
+    }
+
+    /// Whether a failed fetch may succeed if tried again: SQLite's `busy` and `locked` (another
+    /// connection or process holds a lock), and the library's own `busy` (no reader became
+    /// free, the writer stayed held by another thread's transaction — reads use the writer
+    /// in memory and inside transactions) once the busy timeout passed.
+    static func isTransient(_ error: Error) -> Bool {
+        guard let error = error as? DatabaseError else { return false }
+        return error.resultCode == .busy || error.resultCode == .locked
+    }
+
+    /// The fetch met a lock: fetch again later, for the same reason, without holding a thread
+    /// or a connection meanwhile. The wait doubles from ``firstRetryDelay`` up to
+    /// ``longestRetryDelay`` while the lock stays; the fetch is tried again until it succeeds
+    /// (its result is then fresh, after every commit so far), the observation is cancelled,
+    /// or the database is closed.
+    private func retry(_ reason: Reason) {
+        let delay: Int? = lock.withLock {
+            guard !ended else {
+                scheduled = false
+                return nil
+            }
+            // Changes that arrived meanwhile are covered by the next fetch; keep the strongest reason.
+            if reason == .tables || pending == .none { pending = reason }
+            retryDelay = retryDelay == 0 ? Self.firstRetryDelay : min(retryDelay * 2, Self.longestRetryDelay)
+            return retryDelay
+        }
+        guard let delay else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) { [self] in
+            let stillWanted: Bool = lock.withLock {
+                if ended { scheduled = false }
+                return !ended
+            }
+            if stillWanted { submit() }
+        }
     }
 
     /// Ends the stream with an error (database closed, a failed fetch).

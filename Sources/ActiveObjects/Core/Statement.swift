@@ -12,8 +12,9 @@ final class Statement {
     let sql: String
     /// The connection that prepared it (kept alive while the statement lives).
     let connection: Connection
-    /// The tables it reads and writes, as SQLite reported them while compiling it.
-    let info: StatementInfo
+    /// The tables it reads and writes, as SQLite reported them while compiling it — learned
+    /// again when SQLite re-compiled it after a schema change (see ``Connection/automaticRecompiles``).
+    @exclusivity(unchecked) var info: StatementInfo
     /// Whether a large TEXT or BLOB is bound (SQLite keeps its own copy until rebound).
     @exclusivity(unchecked) private var holdsLargeBinding = false
     /// Where the texts bound to this statement are copied (created on the first one).

@@ -20,7 +20,8 @@ final class StatementInfo: Sendable {
     let writtenTables: Set<String>
     /// The transaction statement it is, if any.
     let transactionControl: TransactionControl?
-    /// True for CREATE, DROP and ALTER statements (they change tables without changing rows).
+    /// True for CREATE, DROP and ALTER statements (of tables, views, indexes and triggers):
+    /// they change tables without changing rows, and what other statements read and write.
     let changesSchema: Bool
     /// True for `ATTACH` and `CREATE TEMP …`: state only the connection that runs it sees.
     let createsConnectionState: Bool
@@ -79,6 +80,10 @@ final class StatementInfoCollector {
             // The first argument is the schema name, the second the table.
             changesSchema = true
             if let second { writtenTables.insert(second.lowercased()) }
+        case SQLITE_CREATE_VIEW, SQLITE_DROP_VIEW, SQLITE_CREATE_TEMP_VIEW, SQLITE_DROP_TEMP_VIEW:
+            // A view redefined changes what reads of it read: the first argument is the view.
+            changesSchema = true
+            if let first { writtenTables.insert(first.lowercased()) }
         case SQLITE_CREATE_INDEX, SQLITE_DROP_INDEX, SQLITE_CREATE_TRIGGER, SQLITE_DROP_TRIGGER,
              SQLITE_CREATE_TEMP_INDEX, SQLITE_DROP_TEMP_INDEX, SQLITE_CREATE_TEMP_TRIGGER, SQLITE_DROP_TEMP_TRIGGER:
             // The second argument is the table the index or trigger belongs to.
@@ -106,9 +111,14 @@ final class StatementInfoCollector {
 }
 
 /// The authorizer installed on every connection: forwards reports to the connection's
-/// collector while one of our prepares runs, and allows everything. (SQLite also calls it
-/// when it re-compiles a statement by itself after a schema change; no collector is set then,
-/// and the statement keeps what it learned the first time.)
+/// collector while one of our prepares runs, and allows everything.
+///
+/// SQLite also calls it when it re-compiles a statement by itself: `sqlite3_step` of a
+/// statement compiled before a schema change (by this connection, another one, or another
+/// process: a trigger added, a view redefined) compiles it again first. No collector is set
+/// then; the call is counted in ``Connection/automaticRecompiles``, which tells
+/// ``Connection/withStatement(_:binding:_:)`` that the statement it ran may now read and
+/// write other tables than its ``StatementInfo`` says, so that it learns them again.
 let statementAuthorizer: @convention(c) (
     UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
     UnsafePointer<CChar>?, UnsafePointer<CChar>?
@@ -117,6 +127,8 @@ let statementAuthorizer: @convention(c) (
     let connection = Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue()
     if let collector = connection.infoCollector {
         collector.record(action: action, first.map { String(cString: $0) }, second.map { String(cString: $0) })
+    } else {
+        connection.automaticRecompiles &+= 1
     }
     return SQLITE_OK
 }

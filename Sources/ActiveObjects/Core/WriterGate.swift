@@ -11,21 +11,33 @@ import Foundation
 final class WriterGate: @unchecked Sendable {
     // Safety of @unchecked Sendable: `depth` and `pinned` are only touched by the thread
     // that holds `lock`; `owner` is read by any thread through atomic loads (a thread can
-    // only ever see its own token there if it stored it itself).
+    // only ever see its own token there if it stored it itself); `lookWanted` is an atomic
+    // flag; `watch` is guarded by `watchLock`.
     let connection: Connection
     private let lock = NSLock()
     private let owner: UnsafeMutablePointer<CLong>
     private var depth = 0
     /// True while a transaction begun with raw SQL keeps the writer on its thread.
     private var pinned = false
+    /// Set (1) when the change monitor wanted to look at `data_version` but another thread
+    /// held the writer: the holder looks for it when it gives the writer back.
+    private let lookWanted: UnsafeMutablePointer<CLong>
+    private let watchLock = NSLock()
+    /// The change monitor's watch of `data_version`, while one runs.
+    private var watch: DataVersionWatch?
 
     init(connection: Connection) {
         self.connection = connection
         owner = UnsafeMutablePointer<CLong>.allocate(capacity: 1)
         owner.initialize(to: 0)
+        lookWanted = UnsafeMutablePointer<CLong>.allocate(capacity: 1)
+        lookWanted.initialize(to: 0)
     }
 
-    deinit { owner.deallocate() }
+    deinit {
+        owner.deallocate()
+        lookWanted.deallocate()
+    }
 
     /// Whether the thread with this token holds the writer.
     @inline(__always)
@@ -71,17 +83,77 @@ final class WriterGate: @unchecked Sendable {
         // Under the connection's lock: `close()` from another thread may be closing it.
         pinned = connection.lock.withLock { !connection.isAutocommit && connection.transactionDepth == 0 }
         if !pinned {
+            // One atomic load: the monitor's look, when it could not take the writer itself.
+            let changed = activeobjects_atomic_load(lookWanted) != 0 ? lookForMonitor() : nil
             activeobjects_atomic_store(owner, 0)
             lock.unlock()
+            changed?.onChange()
         }
     }
 
-    /// The writer's `data_version` (for the live-query monitor, on its own thread), or nil
-    /// when another thread holds the writer or it is closed.
-    func externalDataVersion() -> Int64? {
+    /// Starts a watch of other connections' commits for the change monitor: `onChange` is
+    /// called when the writer's `data_version` changed between two looks (see ``look(_:)``).
+    func startWatching(onChange: @escaping @Sendable () -> Void) -> DataVersionWatch {
+        let watch = DataVersionWatch(onChange: onChange)
+        watchLock.withLock { self.watch = watch }
+        return watch
+    }
+
+    /// Ends a watch (the monitor stopped): the writer no longer looks for it.
+    func stopWatching(_ watch: DataVersionWatch) {
+        watchLock.withLock { if self.watch === watch { self.watch = nil } }
+    }
+
+    /// The change monitor's look at `data_version` (on its own thread): true when another
+    /// connection or process committed since the last look, false when not.
+    ///
+    /// Nil when another thread holds the writer: the holder then looks when it gives the
+    /// writer back, and calls the watch's `onChange` itself if the version changed — so that
+    /// a thread committing back to back, which takes the writer again at once, never keeps
+    /// the monitor from looking (the monitor's own attempts could lose to it every time).
+    /// That costs the writer one atomic load per release while no look is wanted.
+    func look(_ watch: DataVersionWatch) -> Bool? {
         let token = ThreadContext.current.token
-        guard tryAcquire(token: token) else { return nil }
+        guard tryAcquire(token: token) else {
+            activeobjects_atomic_store(lookWanted, 1)
+            return nil
+        }
+        // Looking now: the holder need not look for us.
+        activeobjects_atomic_store(lookWanted, 0)
         defer { release() }
-        return connection.lock.withLock { connection.dataVersion() }
+        let version = connection.lock.withLock { connection.dataVersion() }
+        return version.map { watch.record($0) }
+    }
+
+    /// The look the monitor asked for, run by the thread giving the writer back (it holds the
+    /// writer, no transaction open): the watch to tell when `data_version` changed, else nil.
+    private func lookForMonitor() -> DataVersionWatch? {
+        activeobjects_atomic_store(lookWanted, 0)
+        guard let watch = watchLock.withLock({ watch }) else { return nil }
+        guard let version = connection.lock.withLock({ connection.dataVersion() }) else { return nil }
+        return watch.record(version) ? watch : nil
+    }
+}
+
+/// The change monitor's view of the writer's `PRAGMA data_version`, which changes only when
+/// another connection or process commits: the value seen at the last look, compared with the
+/// next. Looks are made by the monitor's thread and by threads giving the writer back, always
+/// while holding the writer, so they are recorded in the order they were made.
+final class DataVersionWatch: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `last` is guarded by `lock`; `onChange` is immutable.
+    private let lock = NSLock()
+    private var last: Int64?
+    /// Called when another connection committed (a look found a new version).
+    let onChange: @Sendable () -> Void
+
+    init(onChange: @escaping @Sendable () -> Void) { self.onChange = onChange }
+
+    /// Records the version a look found: true when it differs from the previous look's (the
+    /// first look only sets the baseline).
+    func record(_ version: Int64) -> Bool {
+        lock.withLock {
+            defer { last = version }
+            return last.map { $0 != version } ?? false
+        }
     }
 }
