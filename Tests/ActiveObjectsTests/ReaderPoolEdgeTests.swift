@@ -37,6 +37,10 @@ final class EdgeCode: ModelTestRecord {
         try db.execute("CREATE TEMP TABLE scratch (x INTEGER)")
         try db.execute("INSERT INTO scratch VALUES (7)")
         #expect(try db.scalar("SELECT x FROM scratch") as Int? == 7)
+        // A read block is never run twice: no retry there (the reader has no TEMP table).
+        var runs = 0
+        #expect(throws: DatabaseError.self) { try db.read { runs += 1; return try db.rows("SELECT x FROM scratch") } }
+        #expect(runs == 1)
         let other = try Database(path: folder.path("other.sqlite"))
         try other.execute("CREATE TABLE u (y TEXT)")
         try other.execute("INSERT INTO u VALUES ('attached')")

@@ -51,9 +51,16 @@ final class Connection {
     /// database. The database forgets the table layouts it learned.
     @exclusivity(unchecked) var schemaChanged: (() -> Void)?
     /// How many authorizer reports arrived outside our prepares: SQLite re-compiling a
-    /// statement by itself after a schema change (see ``statementAuthorizer``). Compared
-    /// before and after a statement runs, at no other cost.
+    /// statement by itself (see ``statementAuthorizer``). Compared before and after a
+    /// statement runs; when it moved, the schema cookies tell whether the schema really
+    /// changed (SQLite also re-compiles a statement whose bound `LIKE` pattern may change its
+    /// plan, and table-valued pragmas compile SQL as they run).
     @exclusivity(unchecked) var automaticRecompiles = 0
+    /// The statements reading the schema cookies of the main and temp databases (compiled on
+    /// first use, finalized on close).
+    @exclusivity(unchecked) private var schemaCookieStatements: [OpaquePointer] = []
+    /// The schema cookies this connection saw last (see ``currentSchemaCookie()``).
+    @exclusivity(unchecked) private var seenSchemaCookie: Int64 = -1
     /// True while a schema change of the open transaction is not committed yet (a rollback
     /// undoes it: the schema changes again).
     @exclusivity(unchecked) private var uncommittedSchemaChange = false
@@ -161,6 +168,8 @@ final class Connection {
         // objects see the connection closed and throw `databaseClosed` on use.
         for statement in liveStatements { sqlite3_finalize(statement) }
         liveStatements.removeAll()
+        schemaCookieStatements.forEach { sqlite3_finalize($0) }
+        schemaCookieStatements = []
         sqlite3_close(handle)
         sqliteConnection = nil
     }
@@ -222,7 +231,49 @@ final class Connection {
         }
         preparedStatementCount += 1
         liveStatements.insert(statement!)
-        return Statement(sqliteStatement: statement!, sql: sql, info: collector.build(), connection: self)
+        let prepared = Statement(sqliteStatement: statement!, sql: sql, info: collector.build(), connection: self)
+        prepared.infoCookie = currentSchemaCookie() ?? -1
+        return prepared
+    }
+
+    /// The schema cookies of the main and temp databases as one number (each changes whenever
+    /// any connection or process changes that schema), or nil when they cannot be read.
+    func currentSchemaCookie() -> Int64? {
+        guard let handle = sqliteConnection else { return nil }
+        if schemaCookieStatements.isEmpty {
+            // Our own compilation: the authorizer's reports must not count as a re-compile.
+            let outer = infoCollector
+            infoCollector = StatementInfoCollector()
+            defer { infoCollector = outer }
+            for sql in ["PRAGMA main.schema_version", "PRAGMA temp.schema_version"] {
+                var statement: OpaquePointer?
+                guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK,
+                      let statement else {
+                    schemaCookieStatements.forEach { sqlite3_finalize($0) }
+                    schemaCookieStatements = []
+                    return nil
+                }
+                schemaCookieStatements.append(statement)
+            }
+        }
+        var cookie: Int64 = 0
+        for statement in schemaCookieStatements {
+            defer { sqlite3_reset(statement) }
+            guard sqlite3_step(statement) == SQLITE_ROW else { return nil }
+            cookie = cookie << 32 | (sqlite3_column_int64(statement, 0) & 0xFFFF_FFFF)
+        }
+        return cookie
+    }
+
+    /// Whether the schema changed since `statement`'s ``Statement/info`` was learned, after
+    /// SQLite re-compiled something. Also tells ``schemaChanged`` once per change seen.
+    private func schemaChanged(since statement: Statement) -> Bool {
+        guard let cookie = currentSchemaCookie() else { return true }
+        if cookie != seenSchemaCookie {
+            seenSchemaCookie = cookie
+            schemaChanged?()
+        }
+        return cookie != statement.infoCookie
     }
 
     /// A statement for `source` from the bounded LRU cache, compiled on first use. A cached
@@ -283,10 +334,10 @@ final class Connection {
             result = try body(statement)
         } catch {
             // Recompiled, then failed: the next run will not recompile, so learn it now.
-            if automaticRecompiles != recompilesBefore { _ = relearnInfo(of: statement) }
+            if automaticRecompiles != recompilesBefore && schemaChanged(since: statement) { _ = relearnInfo(of: statement) }
             throw error
         }
-        if automaticRecompiles != recompilesBefore {
+        if automaticRecompiles != recompilesBefore && schemaChanged(since: statement) {
             // SQLite compiled the statement again (the schema changed): what it reads and
             // writes may have changed too (a trigger added, a view redefined).
             info = relearnInfo(of: statement)
@@ -355,8 +406,8 @@ final class Connection {
     /// re-compiled), and kept as its new ``Statement/info``. Statements that change the
     /// schema keep theirs (compiling `CREATE TABLE t` again after it ran would fail).
     private func relearnInfo(of statement: Statement) -> StatementInfo {
-        schemaChanged?()
         guard !statement.info.changesSchema, let handle = sqliteConnection else { return statement.info }
+        statement.infoCookie = currentSchemaCookie() ?? -1
         let collector = StatementInfoCollector()
         let outer = infoCollector
         infoCollector = collector
@@ -383,7 +434,13 @@ final class Connection {
             dataVersionStatement = statement
         }
         guard let statement = dataVersionStatement else { return nil }
-        defer { sqlite3_reset(statement) }
+        // Never wait for another process's lock (a rollback-journal file being written): the
+        // look runs on a committing thread or the monitor's, and is simply made again later.
+        sqlite3_busy_timeout(handle, 0)
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_busy_timeout(handle, Int32(clamping: options.busyTimeoutNanoseconds / 1_000_000))
+        }
         guard sqlite3_step(statement) == SQLITE_ROW else { return nil }
         return sqlite3_column_int64(statement, 0)
     }

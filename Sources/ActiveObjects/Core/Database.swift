@@ -274,7 +274,15 @@ public final class Database: @unchecked Sendable {
     func withRawStatement<T>(_ sql: String, _ body: (Connection, Statement) throws -> T) throws -> T {
         var result: T?
         try withReader { connection in
-            let statement = try connection.cachedStatement(sql)
+            let statement: Statement
+            do {
+                statement = try connection.cachedStatement(sql)
+            } catch let error as DatabaseError
+                where connection.role == .reader && needsWriterState(error) && ThreadContext.current.readScope(for: identity) == nil {
+                // It names a TEMP object or an attached database, which only the writer has
+                // (the reader could not compile it: nothing ran). Run it there.
+                return
+            }
             if connection.role == .reader {
                 let info = statement.info
                 guard !info.writes && info.transactionControl == nil && statement.isReadOnly else { return }
@@ -345,10 +353,6 @@ public final class Database: @unchecked Sendable {
         } catch let error as DatabaseError where error.resultCode == .interrupt && readers.isShutDown {
             // close() interrupted this read (a walk whose body was running).
             throw ActiveObjectError.databaseClosed
-        } catch let error as DatabaseError where needsWriterState(error) {
-            // The statement names a TEMP object or an attached database, which only the
-            // writer has (the reader failed to compile it: nothing ran).
-            return try withWriterConnection(context, body)
         }
     }
 

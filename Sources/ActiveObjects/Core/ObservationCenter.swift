@@ -257,9 +257,17 @@ final class Observation<Value>: ObservationEntry, @unchecked Sendable {
     /// How long to wait before fetching again after a busy error, in milliseconds (0 after a
     /// fetch that succeeded).
     private var retryDelay = 0
+    /// When the current run of busy errors began (nil after a fetch that succeeded).
+    private var busySince: DispatchTime?
     /// The first wait after a busy error, and the longest, in milliseconds.
     static var firstRetryDelay: Int { 10 }
     static var longestRetryDelay: Int { 500 }
+    /// A lock held longer than this (four busy timeouts, at least 30 s) is no longer
+    /// transient — a raw `BEGIN` left open on the thread that awaits the sequence, say: the
+    /// sequence then ends with the busy error.
+    private var busyGiveUpNanoseconds: UInt64 {
+        max(30_000_000_000, UInt64(max(0, database.options.busyTimeoutNanoseconds)) &* 4)
+    }
 
     init(database: Database, fetch: @escaping @Sendable () throws -> sending Value,
          continuation: AsyncThrowingStream<Value, Error>.Continuation) {
@@ -332,7 +340,16 @@ final class Observation<Value>: ObservationEntry, @unchecked Sendable {
             }
             if emit { continuation.yield(value) }
         } catch where Self.isTransient(error) {
-            retry(reason)
+            let now = DispatchTime.now()
+            let since = lock.withLock { () -> DispatchTime in
+                if busySince == nil { busySince = now }
+                return busySince!
+            }
+            if now.uptimeNanoseconds &- since.uptimeNanoseconds > busyGiveUpNanoseconds {
+                end(throwing: error)
+            } else {
+                retry(reason)
+            }
             return
         } catch {
             end(throwing: error)
@@ -340,6 +357,7 @@ final class Observation<Value>: ObservationEntry, @unchecked Sendable {
         }
         let again: Bool = lock.withLock {
             retryDelay = 0
+            busySince = nil
             if pending == .none || ended {
                 scheduled = false
                 return false
@@ -362,7 +380,7 @@ final class Observation<Value>: ObservationEntry, @unchecked Sendable {
     /// or a connection meanwhile. The wait doubles from ``firstRetryDelay`` up to
     /// ``longestRetryDelay`` while the lock stays; the fetch is tried again until it succeeds
     /// (its result is then fresh, after every commit so far), the observation is cancelled,
-    /// or the database is closed.
+    /// the database is closed, or the lock outlasts ``busyGiveUpNanoseconds``.
     private func retry(_ reason: Reason) {
         let delay: Int? = lock.withLock {
             guard !ended else {

@@ -15,6 +15,8 @@ final class Statement {
     /// The tables it reads and writes, as SQLite reported them while compiling it — learned
     /// again when SQLite re-compiled it after a schema change (see ``Connection/automaticRecompiles``).
     @exclusivity(unchecked) var info: StatementInfo
+    /// The schema cookies (``Connection/currentSchemaCookie()``) under which `info` was learned.
+    @exclusivity(unchecked) var infoCookie: Int64 = -1
     /// Whether a large TEXT or BLOB is bound (SQLite keeps its own copy until rebound).
     @exclusivity(unchecked) private var holdsLargeBinding = false
     /// Where the texts bound to this statement are copied (created on the first one).

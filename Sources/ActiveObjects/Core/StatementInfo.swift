@@ -117,8 +117,11 @@ final class StatementInfoCollector {
 /// statement compiled before a schema change (by this connection, another one, or another
 /// process: a trigger added, a view redefined) compiles it again first. No collector is set
 /// then; the call is counted in ``Connection/automaticRecompiles``, which tells
-/// ``Connection/withStatement(_:binding:_:)`` that the statement it ran may now read and
-/// write other tables than its ``StatementInfo`` says, so that it learns them again.
+/// ``Connection/withStatement(_:binding:_:)`` to compare the schema cookies with those the
+/// statement's ``StatementInfo`` was learned under: when they differ, the statement may now
+/// read and write other tables, and it learns them again. (SQLite also re-compiles for reasons
+/// other than a schema change — a bound `LIKE` pattern, a table-valued pragma compiling its own
+/// SQL — which the cookies tell apart.)
 let statementAuthorizer: @convention(c) (
     UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
     UnsafePointer<CChar>?, UnsafePointer<CChar>?

@@ -8,9 +8,10 @@ extension ModelSchema {
     /// that waits this long is almost certainly waited for by the builder itself: the class's
     /// `init()` ran a query of the class on another thread and waits for it. Two seconds leave
     /// a slow `init()` (one that queries another model, say) ample room, and turn that
-    /// deadlock into an error quickly. (A thread that holds a database's writer does not wait
-    /// at all: the builder's `init()` may be waiting for that writer; it builds the class
-    /// itself, and the first result stored wins.)
+    /// deadlock into an error quickly. (A thread inside a write call or a `transaction` of any
+    /// database does not wait at all: the builder's `init()` may be waiting for that writer; it
+    /// builds the class itself, and the first result stored wins. A writer kept by a raw
+    /// `BEGIN` between calls is not seen: such a thread may still wait out the bound.)
     static let buildWaitLimit: TimeInterval = 2
 
     /// The process-wide cache of schemas, and the coordination of their builds.
