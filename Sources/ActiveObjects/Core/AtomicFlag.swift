@@ -1,7 +1,7 @@
 import CSQLite
 
-/// A flag any thread can read with one atomic load (the hot paths test it on every read) and
-/// that is set once, for good.
+/// A flag any thread can read with one atomic load (the hot paths test it on every read or
+/// every release of the writer).
 final class AtomicFlag: @unchecked Sendable {
     // Safety of @unchecked Sendable: the word is only touched through atomic loads and stores.
     private let word: UnsafeMutablePointer<CLong>
@@ -13,10 +13,13 @@ final class AtomicFlag: @unchecked Sendable {
 
     deinit { word.deallocate() }
 
-    /// Whether ``set()`` was called.
+    /// Whether ``set()`` was called (and ``clear()`` not since).
     @inline(__always)
     var isSet: Bool { activeobjects_atomic_load(word) != 0 }
 
     /// Sets the flag.
     func set() { activeobjects_atomic_store(word, 1) }
+
+    /// Clears the flag.
+    func clear() { activeobjects_atomic_store(word, 0) }
 }

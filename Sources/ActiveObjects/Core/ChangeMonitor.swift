@@ -92,10 +92,6 @@ final class ChangeMonitor: @unchecked Sendable {
         wake()
     }
 
-    /// Looks at `data_version`: true when another connection committed since the last look.
-    /// Returns nil when the writer was busy (look again shortly).
-    private func check() -> Bool? { look() }
-
     #if canImport(Darwin)
     private let queue = DispatchQueue(label: "ActiveObjects.ChangeMonitor")
     private var sources: [DispatchSourceFileSystemObject] = []
@@ -105,7 +101,7 @@ final class ChangeMonitor: @unchecked Sendable {
     private func start() {
         queue.async { [self] in
             // The first look sets the baseline (true only if the writer looked first).
-            if check() == true { onChange() }
+            if look() == true { onChange() }
             for path in paths {
                 let descriptor = open(path, O_EVTONLY)
                 guard descriptor >= 0 else { continue }
@@ -156,7 +152,7 @@ final class ChangeMonitor: @unchecked Sendable {
 
     private func runCheck(retrying: Bool) {
         guard !isStopped else { return }
-        switch check() {
+        switch look() {
         case true?: onChange()
         case false?: break
         case nil:
@@ -223,7 +219,7 @@ final class ChangeMonitor: @unchecked Sendable {
             close(pipeEnds[1])
         }
         // The first look sets the baseline (true only if the writer looked first).
-        if check() == true { onChange() }
+        if look() == true { onChange() }
         var checks: [Int64] = []   // due times, in ms
         // While quiet (a wake-up less than a quiet period ago), the one-shot watches are off.
         var quiet = false
@@ -247,7 +243,7 @@ final class ChangeMonitor: @unchecked Sendable {
             if isStopped { break }
             if ready > 0 && descriptors[0].revents != 0 { break }
             if inotify < 0 {
-                if check() == true { onChange() }
+                if look() == true { onChange() }
                 continue
             }
             if ready > 0 && descriptors[1].revents != 0 {
@@ -271,7 +267,7 @@ final class ChangeMonitor: @unchecked Sendable {
             let due = Self.now()
             guard checks.contains(where: { $0 <= due }) else { continue }
             checks.removeAll { $0 <= due }
-            switch check() {
+            switch look() {
             case true?: onChange()
             case false?: break
             case nil:

@@ -242,19 +242,18 @@ final class Connection {
         guard let handle = sqliteConnection else { return nil }
         if schemaCookieStatements.isEmpty {
             // Our own compilation: the authorizer's reports must not count as a re-compile.
-            let outer = infoCollector
-            infoCollector = StatementInfoCollector()
-            defer { infoCollector = outer }
-            for sql in ["PRAGMA main.schema_version", "PRAGMA temp.schema_version"] {
-                var statement: OpaquePointer?
-                guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK,
-                      let statement else {
-                    schemaCookieStatements.forEach { sqlite3_finalize($0) }
-                    schemaCookieStatements = []
-                    return nil
+            let prepared = collecting(into: StatementInfoCollector()) {
+                ["PRAGMA main.schema_version", "PRAGMA temp.schema_version"].compactMap { sql -> OpaquePointer? in
+                    var statement: OpaquePointer?
+                    return sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK
+                        ? statement : nil
                 }
-                schemaCookieStatements.append(statement)
             }
+            guard prepared.count == 2 else {
+                prepared.forEach { sqlite3_finalize($0) }
+                return nil
+            }
+            schemaCookieStatements = prepared
         }
         var cookie: Int64 = 0
         for statement in schemaCookieStatements {
@@ -409,16 +408,24 @@ final class Connection {
         guard !statement.info.changesSchema, let handle = sqliteConnection else { return statement.info }
         statement.infoCookie = currentSchemaCookie() ?? -1
         let collector = StatementInfoCollector()
-        let outer = infoCollector
-        infoCollector = collector
         var probe: OpaquePointer?
-        let code = statement.sql.withCString { sqlite3_prepare_v3(handle, $0, -1, 0, &probe, nil) }
-        infoCollector = outer
+        let code = collecting(into: collector) {
+            statement.sql.withCString { sqlite3_prepare_v3(handle, $0, -1, 0, &probe, nil) }
+        }
         sqlite3_finalize(probe)
         guard code == SQLITE_OK, probe != nil else { return statement.info }
         let info = collector.build()
         statement.info = info
         return info
+    }
+
+    /// Runs `body` (a compilation of our own) with the authorizer's reports going to
+    /// `collector`, then restores the collector in place before.
+    private func collecting<T>(into collector: StatementInfoCollector, _ body: () -> T) -> T {
+        let outer = infoCollector
+        infoCollector = collector
+        defer { infoCollector = outer }
+        return body()
     }
 
     /// `PRAGMA data_version`: changes when another connection commits. Read with a statement
@@ -506,8 +513,7 @@ final class Connection {
     func mayRunInTransactionBody(_ control: TransactionControl) -> Bool {
         switch control {
         case .release(let name), .rollbackTo(let name):
-            let key = name.lowercased()
-            guard let index = rawSavepoints.lastIndex(where: { $0.name == key }) else { return false }
+            guard let index = rawSavepointIndex(named: name) else { return false }
             return rawSavepoints[index].depth == transactionDepth
         case .savepoint, .begin, .commit, .rollback:
             return true
@@ -524,14 +530,10 @@ final class Connection {
             guard !key.hasPrefix(Database.savepointPrefix) else { return }
             rawSavepoints.append((key, transactionDepth, changes.count))
         case .release(let name):
-            let key = name.lowercased()
-            guard !key.hasPrefix(Database.savepointPrefix),
-                  let index = rawSavepoints.lastIndex(where: { $0.name == key }) else { return }
+            guard let index = rawSavepointIndex(named: name) else { return }
             rawSavepoints.removeSubrange(index...)
         case .rollbackTo(let name):
-            let key = name.lowercased()
-            guard !key.hasPrefix(Database.savepointPrefix),
-                  let index = rawSavepoints.lastIndex(where: { $0.name == key }) else { return }
+            guard let index = rawSavepointIndex(named: name) else { return }
             // The savepoint stays open; those opened after it are gone.
             rawSavepoints.removeSubrange((index + 1)...)
             let mark = rawSavepoints[index].mark
@@ -543,6 +545,14 @@ final class Connection {
         case .begin:
             break
         }
+    }
+
+    /// The innermost raw savepoint named `name` (SQLite compares names case-insensitively);
+    /// nil for none, and for the library's own savepoints (the levels handle those).
+    private func rawSavepointIndex(named name: String) -> Int? {
+        let key = name.lowercased()
+        guard !key.hasPrefix(Database.savepointPrefix) else { return nil }
+        return rawSavepoints.lastIndex { $0.name == key }
     }
 
     /// A transaction level ended: the raw savepoints opened in it ended with it.

@@ -53,10 +53,7 @@ extension Database {
         if let readers, !writerGate.isHeld(by: context.token), context.readScope(for: identity) == nil {
             if let connection = try? readers.lease(token: context.token, timeout: 0) {
                 defer { readers.giveBack(connection) }
-                return (try? connection.lock.withLock { () throws -> T? in
-                    _ = try connection.checkOpen()
-                    return try body(connection)
-                }) ?? nil
+                return (try? use(connection, body)) ?? nil
             }
             if let value = try? withWriterConnection(context, timeout: 0, body) { return value }
         }

@@ -358,7 +358,7 @@ public final class Database: @unchecked Sendable {
 
     /// Whether `error` is a reader's failure to compile a statement that names something only
     /// the writer has (a `TEMP` table, an attached database), once raw SQL created such state.
-    func needsWriterState(_ error: DatabaseError) -> Bool {
+    private func needsWriterState(_ error: DatabaseError) -> Bool {
         guard writerHoldsConnectionState.isSet, error.resultCode == .error else { return false }
         return error.message.hasPrefix("no such table") || error.message.hasPrefix("no such view")
             || error.message.hasPrefix("unknown database")
@@ -412,7 +412,7 @@ public final class Database: @unchecked Sendable {
     }
 
     @inline(__always)
-    private func use<T>(_ connection: Connection, _ body: (Connection) throws -> T) throws -> T {
+    func use<T>(_ connection: Connection, _ body: (Connection) throws -> T) throws -> T {
         connection.lock.lock()
         defer { connection.lock.unlock() }
         _ = try connection.checkOpen()

@@ -125,12 +125,7 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
     /// and the fetch learns it (statements that SQLite re-compiles learn their tables again,
     /// see ``Connection/automaticRecompiles``).
     func committed(_ statements: [StatementInfo]) {
-        var changesSchema = false
-        for info in statements where info.changesSchema {
-            changesSchema = true
-            break
-        }
-        if changesSchema {
+        if statements.contains(where: \.changesSchema) {
             schemaChanged(statements)
             return
         }

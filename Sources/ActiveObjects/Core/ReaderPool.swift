@@ -28,7 +28,9 @@ final class ReaderPool: @unchecked Sendable {
     @exclusivity(unchecked) private var open: [Connection] = []
     /// Connections being opened right now (counted against the maximum).
     @exclusivity(unchecked) private var opening = 0
-    @exclusivity(unchecked) private var isClosed = false
+    /// Set once ``close()`` ran; read with or without the pool's lock (reads in progress
+    /// check it).
+    private let shutDown = AtomicFlag()
     /// Threads waiting for a connection (signalled only when there are some).
     @exclusivity(unchecked) private var waiting = 0
     let maximumCount: Int
@@ -46,7 +48,7 @@ final class ReaderPool: @unchecked Sendable {
         condition.lock()
         var deadline: Date?
         while true {
-            if isClosed {
+            if isShutDown {
                 condition.unlock()
                 throw ActiveObjectError.databaseClosed
             }
@@ -87,7 +89,7 @@ final class ReaderPool: @unchecked Sendable {
                 }
                 condition.lock()
                 opening -= 1
-                if isClosed {
+                if isShutDown {
                     condition.unlock()
                     connection.closeNow()
                     throw ActiveObjectError.databaseClosed
@@ -102,7 +104,7 @@ final class ReaderPool: @unchecked Sendable {
             waiting += 1
             let signalled = condition.wait(until: limit)
             waiting -= 1
-            if !signalled && idle.isEmpty && !isClosed {
+            if !signalled && idle.isEmpty && !isShutDown {
                 condition.unlock()
                 throw DatabaseError(
                     extendedResultCode: .busy,
@@ -117,7 +119,7 @@ final class ReaderPool: @unchecked Sendable {
         condition.lock()
         let holder = connection.leaseHolder
         connection.leaseHolder = 0
-        if isClosed || open.count > maximumCount {
+        if isShutDown || open.count > maximumCount {
             open.removeAll { $0 === connection }
             condition.unlock()
             connection.lock.withLock { connection.closeNow() }
@@ -137,7 +139,6 @@ final class ReaderPool: @unchecked Sendable {
     /// ``ActiveObjectError/databaseClosed``.
     func close() {
         condition.lock()
-        isClosed = true
         shutDown.set()
         let all = open
         idle.removeAll()
@@ -158,9 +159,6 @@ final class ReaderPool: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
     }
-
-    /// Set once ``close()`` ran; read without the pool's lock (reads in progress check it).
-    private let shutDown = AtomicFlag()
 
     /// True once ``close()`` ran.
     var isShutDown: Bool { shutDown.isSet }

@@ -11,17 +11,17 @@ import Foundation
 final class WriterGate: @unchecked Sendable {
     // Safety of @unchecked Sendable: `depth` and `pinned` are only touched by the thread
     // that holds `lock`; `owner` is read by any thread through atomic loads (a thread can
-    // only ever see its own token there if it stored it itself); `lookWanted` is an atomic
-    // flag; `watch` is guarded by `watchLock`.
+    // only ever see its own token there if it stored it itself); `watch` is guarded by
+    // `watchLock`.
     let connection: Connection
     private let lock = NSLock()
     private let owner: UnsafeMutablePointer<CLong>
     private var depth = 0
     /// True while a transaction begun with raw SQL keeps the writer on its thread.
     private var pinned = false
-    /// Set (1) when the change monitor wanted to look at `data_version` but another thread
-    /// held the writer: the holder looks for it when it gives the writer back.
-    private let lookWanted: UnsafeMutablePointer<CLong>
+    /// Set when the change monitor wanted to look at `data_version` but another thread held
+    /// the writer: the holder looks for it when it gives the writer back.
+    private let lookWanted = AtomicFlag()
     private let watchLock = NSLock()
     /// The change monitor's watch of `data_version`, while one runs.
     private var watch: DataVersionWatch?
@@ -30,14 +30,9 @@ final class WriterGate: @unchecked Sendable {
         self.connection = connection
         owner = UnsafeMutablePointer<CLong>.allocate(capacity: 1)
         owner.initialize(to: 0)
-        lookWanted = UnsafeMutablePointer<CLong>.allocate(capacity: 1)
-        lookWanted.initialize(to: 0)
     }
 
-    deinit {
-        owner.deallocate()
-        lookWanted.deallocate()
-    }
+    deinit { owner.deallocate() }
 
     /// Whether the thread with this token holds the writer.
     @inline(__always)
@@ -84,7 +79,7 @@ final class WriterGate: @unchecked Sendable {
         pinned = connection.lock.withLock { !connection.isAutocommit && connection.transactionDepth == 0 }
         if !pinned {
             // One atomic load: the monitor's look, when it could not take the writer itself.
-            let changed = activeobjects_atomic_load(lookWanted) != 0 ? lookForMonitor() : nil
+            let changed = lookWanted.isSet ? lookForMonitor() : nil
             activeobjects_atomic_store(owner, 0)
             lock.unlock()
             changed?.onChange()
@@ -115,11 +110,11 @@ final class WriterGate: @unchecked Sendable {
     func look(_ watch: DataVersionWatch) -> Bool? {
         let token = ThreadContext.current.token
         guard tryAcquire(token: token) else {
-            activeobjects_atomic_store(lookWanted, 1)
+            lookWanted.set()
             return nil
         }
         // Looking now: the holder need not look for us.
-        activeobjects_atomic_store(lookWanted, 0)
+        lookWanted.clear()
         defer { release() }
         let version = connection.lock.withLock { connection.dataVersion() }
         return version.map { watch.record($0) }
@@ -128,7 +123,7 @@ final class WriterGate: @unchecked Sendable {
     /// The look the monitor asked for, run by the thread giving the writer back (it holds the
     /// writer, no transaction open): the watch to tell when `data_version` changed, else nil.
     private func lookForMonitor() -> DataVersionWatch? {
-        activeobjects_atomic_store(lookWanted, 0)
+        lookWanted.clear()
         guard let watch = watchLock.withLock({ watch }) else { return nil }
         guard let version = connection.lock.withLock({ connection.dataVersion() }) else { return nil }
         return watch.record(version) ? watch : nil

@@ -86,7 +86,7 @@ extension ActiveObject {
     func markPersisted(schema: ModelSchema, rowID: Int64?) {
         withUnsafeObjectPointer { base in
             if let slot = schema.autoNumberedKeySlot, let rowID, schema.accessors[slot].isNull(in: base) {
-                _ = schema.accessors[slot].load(.integer(rowID), into: base, context: ValueContext(dateStrategy: .iso8601Text))
+                schema.accessors[slot].setInteger(rowID, in: base)
             }
             for accessor in schema.accessors { accessor.setState(.clean, in: base) }
         }

@@ -108,8 +108,17 @@ class ColumnAccessor {
 
     /// Whether the property holds nil (an optional's NULL).
     final func isNull(in object: UnsafeRawPointer) -> Bool {
-        isNullable && (try? encode(from: object, context: ValueContext(dateStrategy: .iso8601Text)))?.isNull == true
+        isNullable && (try? encode(from: object, context: Self.plainContext))?.isNull == true
     }
+
+    /// Sets an optional INTEGER property (an auto-numbered key) to `number`, or to nil,
+    /// leaving its change tracking as it is.
+    final func setInteger(_ number: Int64?, in object: UnsafeMutableRawPointer) {
+        _ = load(number.map(DatabaseValue.integer) ?? .null, into: object, context: Self.plainContext)
+    }
+
+    /// A context for values no date strategy applies to (nil, integers).
+    private static let plainContext = ValueContext(dateStrategy: .iso8601Text)
 
     /// Stores a value the way an assignment to the property does (see ``ColumnState``).
     final func assign(_ value: DatabaseValue, into object: UnsafeMutableRawPointer, context: ValueContext) -> Bool {

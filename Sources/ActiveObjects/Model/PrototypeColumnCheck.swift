@@ -93,16 +93,7 @@ enum PrototypeColumnCheck {
     /// The property of `prototype` (other than its column wrappers) through which reflection
     /// reaches a column wrapper holding one of `descriptors`, if any.
     private static func propertyReaching(_ descriptors: Set<ObjectIdentifier>, in prototype: ActiveObject) -> String? {
-        var mirror: Mirror? = Mirror(reflecting: prototype)
-        while let current = mirror {
-            for child in current.children where !(Swift.type(of: child.value) is any ColumnWrapper.Type) {
-                if reaches(child.value, anyOf: descriptors, depth: 4) {
-                    return StoredField.propertyName(of: child.label ?? "?")
-                }
-            }
-            mirror = current.superclassMirror
-        }
-        return nil
+        firstProperty(of: prototype) { reaches($0, anyOf: descriptors, depth: 4) }
     }
 
     /// The first property of `prototype` that is not itself a column wrapper but whose type
@@ -110,12 +101,16 @@ enum PrototypeColumnCheck {
     /// reflection's reach (in a closure) hides a column. Only used to name the culprit in an
     /// error already certain.
     private static func propertyNamingAColumnType(in prototype: ActiveObject) -> String? {
+        firstProperty(of: prototype) { namesColumnWrapper(String(describing: Swift.type(of: $0))) }
+    }
+
+    /// The name of the first stored property of `prototype`, its superclasses' included, that
+    /// is not a column wrapper and whose value satisfies `test`.
+    private static func firstProperty(of prototype: ActiveObject, where test: (Any) -> Bool) -> String? {
         var mirror: Mirror? = Mirror(reflecting: prototype)
         while let current = mirror {
             for child in current.children where !(Swift.type(of: child.value) is any ColumnWrapper.Type) {
-                if namesColumnWrapper(String(describing: Swift.type(of: child.value))) {
-                    return StoredField.propertyName(of: child.label ?? "?")
-                }
+                if test(child.value) { return StoredField.propertyName(of: child.label ?? "?") }
             }
             mirror = current.superclassMirror
         }

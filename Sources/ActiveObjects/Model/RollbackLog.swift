@@ -186,9 +186,7 @@ extension ActiveObject {
             }
         }
         if let slot = snapshot.nilAutoNumberedKeySlot, let schema = try? ModelSchema.of(Swift.type(of: self)) {
-            _ = withUnsafeObjectPointer { base in
-                schema.accessors[slot].load(.null, into: base, context: ValueContext(dateStrategy: .iso8601Text))
-            }
+            withUnsafeObjectPointer { schema.accessors[slot].setInteger(nil, in: $0) }
         }
     }
 }

@@ -47,9 +47,7 @@ extension ActiveRecord where Self: ActiveObject {
         let schema = try ModelSchema.of(self)
         guard let database = self.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
         let context = schema.context(in: database)
-        guard let findByRowID = schema.sql(in: database).findByRowIDSQL else {
-            throw ActiveObjectError.invalidArgument("\(schema.modelName)'s table is WITHOUT ROWID: its rows have no id; use find(key:)")
-        }
+        guard let findByRowID = schema.sql(in: database).findByRowIDSQL else { throw noRowIDs(schema) }
         return try database.withReader { connection in
             try connection.withStatement(findByRowID, [.integer(id)]) { statement in
                 guard try statement.step() else { return nil }
@@ -73,12 +71,15 @@ extension ActiveRecord where Self: ActiveObject {
         let schema = try ModelSchema.of(self)
         guard let database = self.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
         // Declared so, or found so in the file (another tool made the table).
-        if schema.declaresWithoutRowID || schema.sql(in: database).findByRowIDSQL == nil {
-            throw ActiveObjectError.invalidArgument("\(schema.modelName)'s table is WITHOUT ROWID: its rows have no id; use find(key:)")
-        }
+        if schema.sql(in: database).findByRowIDSQL == nil { throw noRowIDs(schema) }
         guard !ids.isEmpty else { return [] }
         let found = try Query<Self>().where(\Self.$id, .in(ids)).all()
         return orderedByIDs(found, ids)
+    }
+
+    /// The error of an id lookup in a `WITHOUT ROWID` table.
+    private static func noRowIDs(_ schema: ModelSchema) -> ActiveObjectError {
+        .invalidArgument("\(schema.modelName)'s table is WITHOUT ROWID: its rows have no id; use find(key:)")
     }
 
     /// `objects` in the order of `ids`, each once.

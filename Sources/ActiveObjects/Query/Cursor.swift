@@ -21,7 +21,7 @@ public final class Cursor<Model: ActiveObject>: ScopeBoundCursor {
     /// The reader this cursor reads on; nil when it reads on the writer.
     private var reader: Connection?
     /// Whether `reader` was leased for this cursor (given back when it closes), rather than
-    /// borrowed from the enclosing ``Database/read(_:)`` block or walk.
+    /// borrowed from the enclosing ``Database/read(_:)`` block.
     private var leasedReader = false
     /// Set when the read block the cursor was opened in ended before the cursor did.
     private var outlivedItsScope = false
@@ -49,20 +49,12 @@ public final class Cursor<Model: ActiveObject>: ScopeBoundCursor {
             (reader, leasedReader) = (connection, leased)
         }
         // A cursor owns its own statement (never a cached one): it stays open across calls.
-        func prepare() throws -> Statement {
-            try withConnection { connection in
+        do {
+            statement = try withConnection { connection in
                 let statement = try connection.prepare(sql)
                 try statement.bind(arguments)
                 return statement
             }
-        }
-        do {
-            statement = try prepare()
-        } catch let error as DatabaseError where leasedReader && database.needsWriterState(error) {
-            // It reads a TEMP table or an attached database: only the writer has those.
-            if let reader { database.giveBackCursorReader(reader) }
-            (reader, leasedReader) = (nil, false)
-            statement = try prepare()
         } catch {
             if let reader, leasedReader { database.giveBackCursorReader(reader) }
             throw error
