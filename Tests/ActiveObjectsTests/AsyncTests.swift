@@ -42,6 +42,16 @@ nonisolated(nonsending) func withAsyncModelDB<T>(_ body: nonisolated(nonsending)
     }
 }
 
+/// Waits for `semaphore` without blocking a thread of the cooperative pool (it polls), and
+/// fails the test when it is not signalled within `seconds`.
+func waitForSignal(_ semaphore: DispatchSemaphore, seconds: Double) async throws {
+    let deadline = Date().addingTimeInterval(seconds)
+    while semaphore.wait(timeout: .now()) != .success {
+        guard Date() < deadline else { throw TestFailure(message: "not signalled within \(seconds) s") }
+        try await Task.sleep(nanoseconds: 1_000_000)
+    }
+}
+
 /// Fails the test (instead of hanging CI) when `body` takes longer than `seconds`.
 func withTimeout<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
@@ -199,11 +209,12 @@ func withTimeout<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () 
                 try await db.transaction { () -> Bool in
                     try db.execute("INSERT INTO async_note(title) VALUES ('slow')")
                     started.signal()
-                    // Stays open until the reads below are done (or 10 s, a failure).
-                    return release.wait(timeout: .now() + 10) == .success
+                    // Stays open until the reads below are done (or 60 s, a failure: reads
+                    // that waited for it would see two rows anyway).
+                    return release.wait(timeout: .now() + 60) == .success
                 }
             }
-            try await withTimeout(10) { started.wait() }
+            try await waitForSignal(started, seconds: 10)
             for _ in 0..<20 { #expect(try await AsyncNote.countAll() == 1) }
             release.signal()
             #expect(try await writing.value, "the reads waited for the transaction")
@@ -220,7 +231,7 @@ func withTimeout<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () 
                     Thread.sleep(forTimeInterval: 0.5)
                 }
             }
-            try await withTimeout(10) { started.wait() }
+            try await waitForSignal(started, seconds: 10)
             // Queued behind the transaction on the writer thread, then cancelled.
             let queued = Task { try await db.execute("INSERT INTO async_note(title) VALUES ('cancelled')") }
             queued.cancel()

@@ -90,7 +90,8 @@ import Testing
         try await Task.sleep(for: .milliseconds(300))
         #expect(elements.current == 1)
         try await db.execute("UPDATE watched SET value = 2")
-        while elements.current < 2 && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        let secondDeadline = Date(timeIntervalSinceNow: 10)
+        while elements.current < 2 && Date() < secondDeadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(elements.current == 2)
     }
 
@@ -107,7 +108,11 @@ import Testing
             return watch.record(version.current)
         }, onChange: watch.onChange)
         defer { monitor.stop() }
-        try await Task.sleep(for: .milliseconds(50))   // its thread runs and reads the first version
+        // Its thread runs and reads the first version, which counts as a change (a baseline
+        // taken late must not hide a commit).
+        let started = Date(timeIntervalSinceNow: 10)
+        while changes.current < 1 && Date() < started { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(changes.current == 1)
 
         // Writes every ~0.2 ms for a while (on a thread of its own); halfway, "another
         // connection" commits.
@@ -130,8 +135,8 @@ import Testing
             }
         }
         let deadline = Date(timeIntervalSinceNow: 10)
-        while changes.current < 1 && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(changes.current == 1)
+        while changes.current < 2 && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(changes.current == 2)
         // At most: a wake-up per quiet period, each with its first two rechecks and the look
         // when the quiet period ends (the later rechecks are replaced by the next wake-up),
         // plus the tail of rechecks after the last write. Without the quiet period it looks

@@ -100,7 +100,7 @@ final class ChangeMonitor: @unchecked Sendable {
 
     private func start() {
         queue.async { [self] in
-            // The first look sets the baseline (true only if the writer looked first).
+            // The first look sets the baseline, and counts as a change (see `DataVersionWatch`).
             if look() == true { onChange() }
             for path in paths {
                 let descriptor = open(path, O_EVTONLY)
@@ -218,7 +218,7 @@ final class ChangeMonitor: @unchecked Sendable {
             close(pipeEnds[0])
             close(pipeEnds[1])
         }
-        // The first look sets the baseline (true only if the writer looked first).
+        // The first look sets the baseline, and counts as a change (see `DataVersionWatch`).
         if look() == true { onChange() }
         var checks: [Int64] = []   // due times, in ms
         // While quiet (a wake-up less than a quiet period ago), the one-shot watches are off.

@@ -143,12 +143,17 @@ final class DataVersionWatch: @unchecked Sendable {
 
     init(onChange: @escaping @Sendable () -> Void) { self.onChange = onChange }
 
-    /// Records the version a look found: true when it differs from the previous look's (the
-    /// first look only sets the baseline).
+    /// Records the version a look found: true when it differs from the previous look's.
+    ///
+    /// The first look is a change too: it may come after another connection's commit that
+    /// the observations' first fetches did not see (the monitor's thread starts late on a
+    /// busy machine, or the writer is held and its holder looks only when it gives it back),
+    /// and a baseline taken after that commit would hide it for good. Reporting it costs one
+    /// fetch per observation when the monitor starts, which emits only if the result changed.
     func record(_ version: Int64) -> Bool {
         lock.withLock {
             defer { last = version }
-            return last.map { $0 != version } ?? false
+            return last.map { $0 != version } ?? true
         }
     }
 }
