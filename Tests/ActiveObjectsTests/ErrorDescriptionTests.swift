@@ -27,6 +27,42 @@ import Testing
         #expect((error as any Error).localizedDescription == error.description)
     }
 
+    /// Each error equals itself and no other in the list (each case once, details differ).
+    @Test func activeObjectErrorsCompareCaseByCase() {
+        let errors = Self.activeObjectErrors + [.misuse("a write in read")]
+        for (i, lhs) in errors.enumerated() {
+            for (j, rhs) in errors.enumerated() {
+                #expect((lhs == rhs) == (i == j), "\(lhs) vs \(rhs)")
+            }
+        }
+        #expect(ActiveObjectError.recordNotFound(table: "person", id: 3) != .recordNotFound(table: "person", id: 4))
+        #expect(ActiveObjectError.unknownColumn(table: "a", column: "b") != .unknownColumn(table: "a", column: "c"))
+        // An underlying error compares with `==` when it is Equatable, else by type and text.
+        struct Opaque: Error { let code: Int }
+        #expect(ActiveObjectError.migrationFailed(name: "1", underlying: ValidationError("x", "y"))
+                == .migrationFailed(name: "1", underlying: ValidationError("x", "y")))
+        #expect(ActiveObjectError.migrationFailed(name: "1", underlying: ValidationError("x", "y"))
+                != .migrationFailed(name: "1", underlying: ValidationError("x", "z")))
+        #expect(ActiveObjectError.migrationFailed(name: "1", underlying: Opaque(code: 1))
+                == .migrationFailed(name: "1", underlying: Opaque(code: 1)))
+        #expect(ActiveObjectError.migrationFailed(name: "1", underlying: Opaque(code: 1))
+                != .migrationFailed(name: "1", underlying: Opaque(code: 2)))
+        #expect(ActiveObjectError.migrationFailed(name: "1", underlying: Opaque(code: 1))
+                != .migrationFailed(name: "1", underlying: ValidationError("x", "y")))
+    }
+
+    /// What a user writes to expect an error: the error value itself.
+    @Test func expectedErrorsCanBeNamedInTests() throws {
+        let db = try Database.inMemory()
+        try db.execute("CREATE TABLE t (x INTEGER UNIQUE)")
+        try db.execute("INSERT INTO t VALUES (1)")
+        let duplicate = DatabaseError(extendedResultCode: ResultCode(rawValue: 2067),
+                                      message: "UNIQUE constraint failed: t.x", sql: "INSERT INTO t VALUES (1)")
+        #expect(throws: duplicate) { try db.execute("INSERT INTO t VALUES (1)") }
+        try db.close()
+        #expect(throws: ActiveObjectError.databaseClosed) { try db.execute("SELECT 1") }
+    }
+
     @Test func databaseErrorsLocalizeToTheirDescription() throws {
         let database = try Database.inMemory()
         do {

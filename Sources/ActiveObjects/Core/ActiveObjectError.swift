@@ -10,7 +10,10 @@ import Foundation
 /// catch let error as ActiveObjectError { print(error) }
 /// // Unknown column "nmae" for table "person"
 /// ```
-public enum ActiveObjectError: Error, CustomStringConvertible, LocalizedError, Sendable {
+///
+/// Errors compare equal case by case, so tests can name the error they expect:
+/// `#expect(throws: ActiveObjectError.databaseClosed) { try db.execute("…") }`.
+public enum ActiveObjectError: Error, CustomStringConvertible, LocalizedError, Sendable, Equatable {
     /// No row of `table` has primary key `id` (e.g. `update()` of a deleted row).
     case recordNotFound(table: String, id: Int64?)
     /// A criteria key, ordering or column name that the model does not declare.
@@ -41,6 +44,37 @@ public enum ActiveObjectError: Error, CustomStringConvertible, LocalizedError, S
     /// a write inside `db.read { }`, a raw `COMMIT` inside `db.transaction { }`, saving an
     /// object that was loaded without its primary key…
     case misuse(String)
+
+    /// Whether two errors are the same case with equal details. Two `migrationFailed` errors
+    /// are equal when their names are and their underlying errors are equal: by `==` when
+    /// the underlying error is `Equatable`, else by type and description.
+    public static func == (lhs: ActiveObjectError, rhs: ActiveObjectError) -> Bool {
+        switch (lhs, rhs) {
+        case let (.recordNotFound(t1, i1), .recordNotFound(t2, i2)): return t1 == t2 && i1 == i2
+        case let (.unknownColumn(t1, c1), .unknownColumn(t2, c2)): return t1 == t2 && c1 == c2
+        case let (.typeMismatch(t1, c1, r1, e1, f1), .typeMismatch(t2, c2, r2, e2, f2)):
+            return t1 == t2 && c1 == c2 && r1 == r2 && e1 == e2 && f1 == f2
+        case let (.noDatabase(m1), .noDatabase(m2)): return m1 == m2
+        case let (.validationFailed(v1), .validationFailed(v2)): return v1 == v2
+        case let (.invalidValue(t1, c1, r1), .invalidValue(t2, c2, r2)): return t1 == t2 && c1 == c2 && r1 == r2
+        case let (.invalidModel(m1, r1), .invalidModel(m2, r2)): return m1 == m2 && r1 == r2
+        case let (.invalidSQL(s1, r1), .invalidSQL(s2, r2)): return s1 == s2 && r1 == r2
+        case let (.invalidArgument(r1), .invalidArgument(r2)): return r1 == r2
+        case (.databaseClosed, .databaseClosed): return true
+        case let (.migrationFailed(n1, u1), .migrationFailed(n2, u2)): return n1 == n2 && sameError(u1, u2)
+        case let (.duplicateMigration(n1), .duplicateMigration(n2)): return n1 == n2
+        case let (.misuse(r1), .misuse(r2)): return r1 == r2
+        default:
+            // Different cases (a case added above without its pair here compares unequal).
+            return false
+        }
+    }
+
+    /// Whether two underlying errors are equal (see ``==(_:_:)``).
+    private static func sameError(_ lhs: any Error, _ rhs: any Error) -> Bool {
+        if let equatable = lhs as Any as? any Equatable { return equatable.isEqual(to: rhs) }
+        return type(of: lhs) == type(of: rhs) && String(reflecting: lhs) == String(reflecting: rhs)
+    }
 
     /// A readable explanation of the error.
     public var description: String {
@@ -104,4 +138,9 @@ public struct ValidationError: Error, CustomStringConvertible, LocalizedError, S
 
     /// The same text as ``description``.
     public var errorDescription: String? { description }
+}
+
+extension Equatable {
+    /// Whether `other` is a value of this type equal to this one.
+    fileprivate func isEqual(to other: Any) -> Bool { (other as? Self).map { $0 == self } ?? false }
 }

@@ -80,7 +80,9 @@ public struct ResultCode: RawRepresentable, Hashable, Sendable, CustomStringConv
 ///     print(error.sql ?? "")    // SELEKT 1
 /// }
 /// ```
-public struct DatabaseError: Error, CustomStringConvertible, LocalizedError, Sendable {
+///
+/// Two errors are equal when their extended result code, message and SQL are.
+public struct DatabaseError: Error, CustomStringConvertible, LocalizedError, Sendable, Equatable {
     /// The primary result code (the low 8 bits of ``extendedResultCode``), e.g. `.busy`.
     public var resultCode: ResultCode { extendedResultCode.primary }
     /// The extended result code, e.g. `SQLITE_CONSTRAINT_UNIQUE` (2067).
