@@ -232,3 +232,56 @@ final class SMSnakeThing: SchemaTestModel {
         }
     }
 }
+
+final class SMFKGroup: SchemaTestModel {
+    override class var tableName: String { "sm_fk_group" }
+    @Column var name: String = ""
+}
+
+final class SMFKMemberV1: SchemaTestModel {
+    override class var tableName: String { "sm_fk_member" }
+    @Column var name: String = ""
+}
+
+/// The next release adds a non-optional foreign key, defaulting to group 1.
+final class SMFKMemberV2: SchemaTestModel {
+    override class var tableName: String { "sm_fk_member" }
+    @Column var name: String = ""
+    @Column(references: SMFKGroup.self) var groupId: Int64 = 1
+}
+
+/// A non-optional foreign-key column added to a populated table: SQLite's `ALTER TABLE`
+/// refuses it while foreign keys are enforced. `createTable()` says so, naming the column and
+/// the remedies, and changes nothing; the rebuild adds it, checking the existing rows.
+@Suite struct ForeignKeyColumnAdditionTests {
+    @Test func addingANonOptionalForeignKeyToExistingRowsIsAClearErrorAndTheRebuildAddsIt() throws {
+        let fx = try SchemaFixture()
+        try fx.run {
+            try SMFKGroup.createTable()
+            try SMFKMemberV1.createTable()
+            let ann = SMFKMemberV1()
+            ann.name = "Ann"
+            try ann.save()
+            do {
+                try SMFKMemberV2.createTable()
+                Issue.record("the column was added")
+            } catch let ActiveObjectError.invalidModel(model, reason) {
+                #expect(model == "SMFKMemberV2")
+                #expect(reason.contains("\"groupId\"") && reason.contains("optional")
+                        && reason.contains("migrate(rebuildingTable: true)"), "\(reason)")
+            }
+            #expect(try tableInfo(fx.db, "sm_fk_member").map(\.name) == ["id", "name"])
+
+            // The rebuild gives the existing row the default, which must name a group.
+            #expect(throws: (any Error).self) { try SMFKMemberV2.migrate(rebuildingTable: true) }
+            #expect(try tableInfo(fx.db, "sm_fk_member").map(\.name) == ["id", "name"])
+            let group = SMFKGroup()
+            group.name = "first"
+            try group.save()
+            try SMFKMemberV2.migrate(rebuildingTable: true)
+            #expect(try tableInfo(fx.db, "sm_fk_member").map(\.name) == ["id", "name", "groupId"])
+            let member = try #require(try SMFKMemberV2.find(id: 1))
+            #expect(member.name == "Ann" && member.groupId == 1)
+        }
+    }
+}

@@ -39,7 +39,8 @@ extension ActiveRecord where Self: ActiveObject {
         try database.withWriter { connection in
             let shape = try TableShape(connection, table: schema.tableName)
             guard !shape.columns.isEmpty,
-                  shape.needsRebuild(for: schema, dateStrategy: context.dateStrategy) else {
+                  shape.needsRebuild(for: schema, dateStrategy: context.dateStrategy,
+                                     defaults: try schema.prototype.encodedValues(schema: schema, context: context)) else {
                 return try createTable(in: database)
             }
             try ForeignKeys.disabled(in: connection) {
@@ -170,7 +171,11 @@ struct TableShape {
     /// True when ALTER TABLE cannot bring the table to the model: a column the model no longer
     /// declares, a different declared type or nullability, a foreign key to add or change, a
     /// different primary key, or `WITHOUT ROWID` declared and missing.
-    func needsRebuild(for schema: ModelSchema, dateStrategy: DateStrategy) -> Bool {
+    ///
+    /// `defaults` are the columns' encoded defaults, by slot: a missing foreign-key column
+    /// with a non-NULL default is added by the rebuild (`ALTER TABLE ADD COLUMN` refuses it
+    /// while foreign keys are enforced).
+    func needsRebuild(for schema: ModelSchema, dateStrategy: DateStrategy, defaults: [DatabaseValue]) -> Bool {
         let expectedKey: [String]
         switch schema.key {
         case .rowID(let column, let isHidden): expectedKey = isHidden ? [] : [column]
@@ -183,8 +188,12 @@ struct TableShape {
         for column in columns { existing[column.name.lowercased()] = column }
         let modelNames = Set(schema.columns.map { $0.name.lowercased() } + [schema.primaryKey.lowercased()])
         if columns.contains(where: { !modelNames.contains($0.name.lowercased()) }) { return true }
-        for column in schema.columns {
-            guard let current = existing[column.name.lowercased()] else { continue }   // ADD COLUMN handles it
+        for (slot, column) in schema.columns.enumerated() {
+            guard let current = existing[column.name.lowercased()] else {
+                // ADD COLUMN handles it, unless it is a foreign key with a non-NULL default.
+                if column.options.references != nil, slot < defaults.count, defaults[slot] != .null { return true }
+                continue
+            }
             if current.type != column.columnType(dateStrategy: dateStrategy).rawValue { return true }
             if current.notNull != !column.isNullable { return true }
             let declared = column.options.references.map { ($0.tableName.lowercased(), column.options.onDelete.rawValue) }

@@ -23,7 +23,10 @@ extension ActiveRecord where Self: ActiveObject {
     /// ``createTable()`` in the given database (for use inside a migration step).
     ///
     /// - Throws: ``ActiveObjectError/invalidModel(model:reason:)`` when the class cannot be
-    ///   mapped; ``ActiveObjectError/invalidValue(table:column:reason:)`` when a property's
+    ///   mapped, or when a new non-optional foreign-key column cannot be added to the rows
+    ///   the table holds (SQLite refuses a `REFERENCES` column with a non-NULL default while
+    ///   foreign keys are enforced; the message names the remedies: an optional column, or
+    ///   ``migrate(in:rebuildingTable:)``); ``ActiveObjectError/invalidValue(table:column:reason:)`` when a property's
     ///   default cannot be written as the column's `DEFAULT` (NaN, a date text strategies
     ///   cannot write, text containing NUL in a UTF-16 database); ``DatabaseError`` from
     ///   SQLite (nothing is changed: it all runs in one transaction).
@@ -39,7 +42,17 @@ extension ActiveRecord where Self: ActiveObject {
                 } else {
                     let names = Set(try existing.map { (try $0["name"] as String).lowercased() })
                     for (index, column) in schema.columns.enumerated() where !names.contains(column.name.lowercased()) {
-                        try connection.execute("ALTER TABLE \(schema.quotedTable) ADD COLUMN \(ddl.columnDefinitions[index])")
+                        do {
+                            try connection.execute("ALTER TABLE \(schema.quotedTable) ADD COLUMN \(ddl.columnDefinitions[index])")
+                        } catch let error as DatabaseError where column.options.references != nil {
+                            // SQLite refuses a REFERENCES column with a non-NULL default for a
+                            // populated table while foreign keys are enforced: say what to do.
+                            throw ActiveObjectError.invalidModel(
+                                model: schema.modelName,
+                                reason: "the foreign-key column \"\(column.name)\" cannot be added to the existing rows of "
+                                    + "\(schema.tableName) (\(error.message)): declare it optional with a nil default, "
+                                    + "or call migrate(rebuildingTable: true), which rebuilds the table with it")
+                        }
                     }
                 }
                 for statement in ddl.indexSQL { try connection.execute(statement) }
