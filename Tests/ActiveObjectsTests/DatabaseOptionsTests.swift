@@ -13,6 +13,21 @@ import Testing
         return try database.scalar("PRAGMA busy_timeout")
     }
 
+    /// Reads of `PRAGMA foreign_keys` run on a reader of a file database: every connection
+    /// reports the option, on and off, in memory and on file, inside a transaction or not.
+    @Test(arguments: [true, false])
+    func everyConnectionReportsTheForeignKeysOption(enabled: Bool) throws {
+        let folder = try TemporaryDirectory()
+        var options = Database.Options()
+        options.foreignKeys = enabled
+        for db in [try Database(path: folder.path("fk.sqlite"), options: options), try Database.inMemory(options: options)] {
+            defer { try? db.close() }
+            #expect(try db.scalar("PRAGMA foreign_keys") == (enabled ? 1 : 0))
+            #expect(try db.read { try db.scalar("PRAGMA foreign_keys") as Int? } == (enabled ? 1 : 0))
+            #expect(try db.transaction { try db.scalar("PRAGMA foreign_keys") as Int? } == (enabled ? 1 : 0))
+        }
+    }
+
     @Test func anEnormousBusyTimeoutSaturatesInsteadOfWrappingToZero() throws {
         var options = Database.Options()
         options.busyTimeout = .seconds(10_000_000_000)

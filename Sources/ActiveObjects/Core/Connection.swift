@@ -136,9 +136,11 @@ final class Connection {
         // The probe: opening a file that is not a database succeeds; the first read fails
         // with SQLITE_NOTADB. Read before anything writes, so such a file is left untouched.
         _ = try scalarValue("PRAGMA schema_version")
+        // Readers too: they never write, but `PRAGMA foreign_keys` read on any connection
+        // reports the database's option.
+        activeobjects_set_foreign_keys(handle, options.foreignKeys ? 1 : 0)
         switch role {
         case .writer:
-            activeobjects_set_foreign_keys(handle, options.foreignKeys ? 1 : 0)
             // A rollback (ROLLBACK, or SQLite's own after an error) forgets the changes.
             sqlite3_rollback_hook(handle, { context in
                 guard let context else { return }
