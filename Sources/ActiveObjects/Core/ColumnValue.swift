@@ -249,3 +249,8 @@ extension ColumnValue where Self: RawRepresentable, RawValue: ColumnValue {
         RawValue.fromDatabaseValue(value, in: context).flatMap { Self(rawValue: $0) }
     }
 }
+
+extension Array where Element == (any ColumnValue)? {
+    /// SQL arguments as given (`[name, nil]`, `[Optional<Int>.none]`): each `nil` is SQL NULL.
+    var nilsAsNull: [any ColumnValue] { map { $0 ?? DatabaseValue.null } }
+}

@@ -33,37 +33,37 @@ extension Database {
     /// ```
     /// - Throws: as ``execute(_:_:)``; a raw `BEGIN` is refused
     ///   (``ActiveObjectError/misuse(_:)``): use ``transaction(_:)-1zlox`` instead.
-    public func execute(_ sql: String, _ arguments: [any ColumnValue] = []) async throws {
+    public func execute(_ sql: String, _ arguments: [(any ColumnValue)?] = []) async throws {
         try await perform(.writing) { try self.execute(sql, arguments) }
     }
 
     /// Async form of ``execute(_:arguments:)``.
-    /// - Throws: as ``execute(_:_:)-3wa7e``.
-    public func execute(_ sql: String, arguments: [any ColumnValue]) async throws {
+    /// - Throws: as ``execute(_:_:)-93qp6``.
+    public func execute(_ sql: String, arguments: [(any ColumnValue)?]) async throws {
         try await execute(sql, arguments)
     }
 
     /// Async form of ``rows(_:_:)``: runs on a reader thread.
     /// - Throws: as ``rows(_:_:)``.
-    public func rows(_ sql: String, _ arguments: [any ColumnValue] = []) async throws -> [Row] {
+    public func rows(_ sql: String, _ arguments: [(any ColumnValue)?] = []) async throws -> [Row] {
         try await perform(.reading) { try self.rows(sql, arguments) }
     }
 
     /// Async form of ``rows(_:arguments:)``.
-    /// - Throws: as ``rows(_:_:)-5cba7``.
-    public func rows(_ sql: String, arguments: [any ColumnValue]) async throws -> [Row] {
+    /// - Throws: as ``rows(_:_:)-8kx75``.
+    public func rows(_ sql: String, arguments: [(any ColumnValue)?]) async throws -> [Row] {
         try await rows(sql, arguments)
     }
 
     /// Async form of ``scalar(_:_:)``: runs on a reader thread.
     /// - Throws: as ``scalar(_:_:)``.
-    public func scalar<T: ColumnValue>(_ sql: String, _ arguments: [any ColumnValue] = []) async throws -> T? {
+    public func scalar<T: ColumnValue>(_ sql: String, _ arguments: [(any ColumnValue)?] = []) async throws -> T? {
         try await perform(.reading) { () throws -> T? in try self.scalar(sql, arguments) }
     }
 
     /// Async form of ``scalar(_:arguments:)``.
-    /// - Throws: as ``scalar(_:_:)-6qpm5``.
-    public func scalar<T: ColumnValue>(_ sql: String, arguments: [any ColumnValue]) async throws -> T? {
+    /// - Throws: as ``scalar(_:_:)-3fqwy``.
+    public func scalar<T: ColumnValue>(_ sql: String, arguments: [(any ColumnValue)?]) async throws -> T? {
         try await scalar(sql, arguments)
     }
 

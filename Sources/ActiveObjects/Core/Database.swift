@@ -14,9 +14,9 @@ import Foundation
 /// WAL mode (the default) has one **writer** connection and up to
 /// ``Options/maximumReaderCount`` **reader** connections, opened when first needed:
 ///
-/// - Writes (``execute(_:_:)-3wa7e``, object saves and deletes, class-level deletes) and
+/// - Writes (``execute(_:_:)-93qp6``, object saves and deletes, class-level deletes) and
 ///   everything inside ``transaction(_:)-8sgwh`` run on the writer, one thread at a time.
-/// - Reads outside a transaction (``rows(_:_:)-5cba7``, ``scalar(_:_:)-6qpm5``, finders, queries,
+/// - Reads outside a transaction (``rows(_:_:)-8kx75``, ``scalar(_:_:)-3fqwy``, finders, queries,
 ///   relations) run on readers, concurrently with each other and with the writer: a read
 ///   never waits for a write transaction, and it sees every transaction committed before it
 ///   started (so a thread always reads its own writes).
@@ -150,8 +150,8 @@ public final class Database: @unchecked Sendable {
     /// The value context (date strategy) of this database.
     var valueContext: ValueContext { writer.valueContext }
 
-    func databaseValues(_ arguments: [any ColumnValue]) throws -> [DatabaseValue] {
-        try arguments.enumerated().map { index, value in
+    func databaseValues(_ arguments: [(any ColumnValue)?]) throws -> [DatabaseValue] {
+        try arguments.nilsAsNull.enumerated().map { index, value in
             do { return try value.databaseValue(in: valueContext) } catch {
                 throw ActiveObjectError.invalidArgument("argument \(index + 1): \(error)")
             }
@@ -160,10 +160,12 @@ public final class Database: @unchecked Sendable {
 
     // MARK: Raw SQL
 
-    /// Executes one SQL statement with `?` arguments bound in order, on the writer.
+    /// Executes one SQL statement with `?` arguments bound in order, on the writer. A `nil`
+    /// argument binds NULL.
     ///
     /// ```swift
     /// try db.execute("UPDATE person SET age = age + 1 WHERE id = ?", [42])
+    /// try db.execute("UPDATE person SET rating = ? WHERE id = ?", [nil, 42])
     /// ```
     /// A raw `BEGIN` keeps the writer for this thread until the thread's `COMMIT` or
     /// `ROLLBACK` (other threads' writes wait); prefer ``transaction(_:)-8sgwh``.
@@ -173,7 +175,7 @@ public final class Database: @unchecked Sendable {
     ///   ``ActiveObjectError/invalidArgument(_:)`` for an argument that cannot be stored;
     ///   ``ActiveObjectError/misuse(_:)`` for `BEGIN`/`COMMIT`/`ROLLBACK` inside
     ///   ``transaction(_:)-8sgwh`` or a write inside ``read(_:)-54zpm``.
-    public func execute(_ sql: String, _ arguments: [any ColumnValue] = []) throws {
+    public func execute(_ sql: String, _ arguments: [(any ColumnValue)?] = []) throws {
         let values = try databaseValues(arguments)
         try withWriter { connection in
             let statement = try connection.cachedStatement(sql)
@@ -187,13 +189,13 @@ public final class Database: @unchecked Sendable {
         }
     }
 
-    /// ``execute(_:_:)-3wa7e`` with the arguments labelled.
+    /// ``execute(_:_:)-93qp6`` with the arguments labelled.
     ///
     /// ```swift
     /// try db.execute("UPDATE person SET age = ? WHERE id = ?", arguments: [31, 1])
     /// ```
-    /// - Throws: as ``execute(_:_:)-3wa7e``.
-    public func execute(_ sql: String, arguments: [any ColumnValue]) throws {
+    /// - Throws: as ``execute(_:_:)-93qp6``.
+    public func execute(_ sql: String, arguments: [(any ColumnValue)?]) throws {
         try execute(sql, arguments)
     }
 
@@ -204,17 +206,17 @@ public final class Database: @unchecked Sendable {
     /// let rows = try db.rows("SELECT name, age FROM person WHERE age > ?", [30])
     /// let name: String = try rows[0]["name"]
     /// ```
-    /// - Throws: as ``execute(_:_:)-3wa7e``.
-    public func rows(_ sql: String, _ arguments: [any ColumnValue] = []) throws -> [Row] {
+    /// - Throws: as ``execute(_:_:)-93qp6``.
+    public func rows(_ sql: String, _ arguments: [(any ColumnValue)?] = []) throws -> [Row] {
         let values = try databaseValues(arguments)
         return try withRawStatement(sql) { connection, statement in
             try connection.withStatement(statement, binding: { try $0.bind(values) }) { try connection.rows($0) }
         }
     }
 
-    /// ``rows(_:_:)-5cba7`` with the arguments labelled.
-    /// - Throws: as ``execute(_:_:)-3wa7e``.
-    public func rows(_ sql: String, arguments: [any ColumnValue]) throws -> [Row] {
+    /// ``rows(_:_:)-8kx75`` with the arguments labelled.
+    /// - Throws: as ``execute(_:_:)-93qp6``.
+    public func rows(_ sql: String, arguments: [(any ColumnValue)?]) throws -> [Row] {
         try rows(sql, arguments)
     }
 
@@ -225,8 +227,8 @@ public final class Database: @unchecked Sendable {
     /// let n: Int? = try db.scalar("SELECT count(*) FROM person")
     /// ```
     /// - Throws: ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)`` when
-    ///   the value does not fit `T`; otherwise as ``execute(_:_:)-3wa7e``.
-    public func scalar<T: ColumnValue>(_ sql: String, _ arguments: [any ColumnValue] = []) throws -> T? {
+    ///   the value does not fit `T`; otherwise as ``execute(_:_:)-93qp6``.
+    public func scalar<T: ColumnValue>(_ sql: String, _ arguments: [(any ColumnValue)?] = []) throws -> T? {
         let values = try databaseValues(arguments)
         let value = try withRawStatement(sql) { connection, statement in
             try connection.withStatement(statement, binding: { try $0.bind(values) }) { statement in
@@ -242,9 +244,9 @@ public final class Database: @unchecked Sendable {
         return converted
     }
 
-    /// ``scalar(_:_:)-6qpm5`` with the arguments labelled.
-    /// - Throws: as ``scalar(_:_:)-6qpm5``.
-    public func scalar<T: ColumnValue>(_ sql: String, arguments: [any ColumnValue]) throws -> T? {
+    /// ``scalar(_:_:)-3fqwy`` with the arguments labelled.
+    /// - Throws: as ``scalar(_:_:)-3fqwy``.
+    public func scalar<T: ColumnValue>(_ sql: String, arguments: [(any ColumnValue)?]) throws -> T? {
         try scalar(sql, arguments)
     }
 

@@ -72,13 +72,13 @@ extension ActiveRecord where Self: ActiveObject {
     /// Async form of ``fetch(sql:_:)``: runs on a reader thread (on the writer thread if the
     /// statement writes).
     /// - Throws: as ``fetch(sql:_:)``.
-    public static func fetch(sql: String, _ arguments: [any ColumnValue] = []) async throws -> sending [Self] {
+    public static func fetch(sql: String, _ arguments: [(any ColumnValue)?] = []) async throws -> sending [Self] {
         try await requireDatabase().perform(.reading) { try Self.fetch(sql: sql, arguments) }
     }
 
     /// Async form of ``fetch(sql:arguments:)``.
-    /// - Throws: as ``ActiveRecord/fetch(sql:_:)-1f1sg``.
-    public static func fetch(sql: String, arguments: [any ColumnValue]) async throws -> sending [Self] {
+    /// - Throws: as ``ActiveRecord/fetch(sql:_:)-5rjk0``.
+    public static func fetch(sql: String, arguments: [(any ColumnValue)?]) async throws -> sending [Self] {
         try await fetch(sql: sql, arguments)
     }
 }

@@ -8,13 +8,13 @@ extension ActiveRecord where Self: ActiveObject {
     public static func `where`(_ criteria: [String: Any?]) -> Query<Self> { Query<Self>().where(criteria) }
 
     /// A query filtered by an SQL fragment with `?` arguments.
-    public static func `where`(_ sql: String, _ arguments: any ColumnValue...) -> Query<Self> {
+    public static func `where`(_ sql: String, _ arguments: (any ColumnValue)?...) -> Query<Self> {
         Query<Self>().where(sql, arguments: arguments)
     }
 
     /// A query filtered by an SQL fragment with an array of `?` arguments:
     /// `Person.where("age >= ?", arguments: [18])`.
-    public static func `where`(_ sql: String, arguments: [any ColumnValue]) -> Query<Self> {
+    public static func `where`(_ sql: String, arguments: [(any ColumnValue)?]) -> Query<Self> {
         Query<Self>().where(sql, arguments: arguments)
     }
 
@@ -140,11 +140,11 @@ extension ActiveRecord where Self: ActiveObject {
     /// ```
     /// - Throws: ``ActiveObjectError/invalidSQL(sql:reason:)``, ``ActiveObjectError/invalidArgument(_:)``,
     ///   ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)``, ``DatabaseError``.
-    public static func fetch(sql: String, _ arguments: [any ColumnValue] = []) throws -> [Self] {
+    public static func fetch(sql: String, _ arguments: [(any ColumnValue)?] = []) throws -> [Self] {
         let schema = try ModelSchema.of(self)
         guard let database = self.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
         let context = schema.context(in: database)
-        let values = try arguments.enumerated().map { index, value in
+        let values = try arguments.nilsAsNull.enumerated().map { index, value in
             do { return try value.databaseValue(in: context) } catch {
                 throw ActiveObjectError.invalidArgument("argument \(index + 1): \(error)")
             }
@@ -163,10 +163,10 @@ extension ActiveRecord where Self: ActiveObject {
         }
     }
 
-    /// ``ActiveRecord/fetch(sql:_:)-1f1sg`` with the arguments labelled:
+    /// ``ActiveRecord/fetch(sql:_:)-5rjk0`` with the arguments labelled:
     /// `Person.fetch(sql: "SELECT * FROM person WHERE age > ?", arguments: [40])`.
-    /// - Throws: as ``ActiveRecord/fetch(sql:_:)-1f1sg``.
-    public static func fetch(sql: String, arguments: [any ColumnValue]) throws -> [Self] {
+    /// - Throws: as ``ActiveRecord/fetch(sql:_:)-5rjk0``.
+    public static func fetch(sql: String, arguments: [(any ColumnValue)?]) throws -> [Self] {
         try fetch(sql: sql, arguments)
     }
 }

@@ -106,11 +106,11 @@ public struct HasManyThrough<Target: ActiveObject> {
     /// The related objects matching a criteria dictionary, as a query.
     public func `where`(_ criteria: [String: Any?]) -> Query<Target> { query.where(criteria) }
     /// The related objects matching an SQL fragment, as a query.
-    public func `where`(_ sql: String, _ arguments: any ColumnValue...) -> Query<Target> {
+    public func `where`(_ sql: String, _ arguments: (any ColumnValue)?...) -> Query<Target> {
         query.where(sql, arguments: arguments)
     }
     /// The related objects matching an SQL fragment with an array of arguments, as a query.
-    public func `where`(_ sql: String, arguments: [any ColumnValue]) -> Query<Target> {
+    public func `where`(_ sql: String, arguments: [(any ColumnValue)?]) -> Query<Target> {
         query.where(sql, arguments: arguments)
     }
     /// The related objects matching a typed comparison, as a query.

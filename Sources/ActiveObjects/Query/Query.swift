@@ -44,14 +44,14 @@ public struct Query<Model: ActiveObject>: Sendable {
 
     /// Adds an SQL fragment with `?` arguments: `.where("age >= ? AND age < ?", 18, 65)`.
     /// The fragment is parenthesized and ANDed with the other filters.
-    public func `where`(_ sql: String, _ arguments: any ColumnValue...) -> Query {
-        adding(.sql(sql, arguments))
+    public func `where`(_ sql: String, _ arguments: (any ColumnValue)?...) -> Query {
+        adding(.sql(sql, arguments.nilsAsNull))
     }
 
     /// Adds an SQL fragment with an array of `?` arguments:
     /// `.where("age >= ?", arguments: [18])`.
-    public func `where`(_ sql: String, arguments: [any ColumnValue]) -> Query {
-        adding(.sql(sql, arguments))
+    public func `where`(_ sql: String, arguments: [(any ColumnValue)?]) -> Query {
+        adding(.sql(sql, arguments.nilsAsNull))
     }
 
     /// Adds a typed comparison: `.where(\.$name, .like("J%"))`.

@@ -43,13 +43,13 @@ public struct QueryPredicate<Model: ActiveObject>: Sendable {
     init(_ node: PredicateNode) { self.node = node }
 
     /// A predicate from an SQL fragment with `?` arguments: `QueryPredicate<Person>(sql: "age > ?", 30)`.
-    public init(sql: String, _ arguments: any ColumnValue...) {
-        node = .sql(sql, arguments)
+    public init(sql: String, _ arguments: (any ColumnValue)?...) {
+        node = .sql(sql, arguments.nilsAsNull)
     }
 
     /// A predicate from an SQL fragment with an array of `?` arguments.
-    public init(sql: String, arguments: [any ColumnValue]) {
-        node = .sql(sql, arguments)
+    public init(sql: String, arguments: [(any ColumnValue)?]) {
+        node = .sql(sql, arguments.nilsAsNull)
     }
 }
 

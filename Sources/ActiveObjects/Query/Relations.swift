@@ -170,12 +170,12 @@ public struct HasMany<Child: ActiveObject> {
     /// The children matching a criteria dictionary, as a query.
     public func `where`(_ criteria: [String: Any?]) -> Query<Child> { query.where(criteria) }
     /// The children matching an SQL fragment, as a query.
-    public func `where`(_ sql: String, _ arguments: any ColumnValue...) -> Query<Child> {
+    public func `where`(_ sql: String, _ arguments: (any ColumnValue)?...) -> Query<Child> {
         query.where(sql, arguments: arguments)
     }
     /// The children matching an SQL fragment with an array of arguments, as a query:
     /// `group.people.where("age > ?", arguments: [30])`.
-    public func `where`(_ sql: String, arguments: [any ColumnValue]) -> Query<Child> {
+    public func `where`(_ sql: String, arguments: [(any ColumnValue)?]) -> Query<Child> {
         query.where(sql, arguments: arguments)
     }
     /// The children matching a typed comparison, as a query.
