@@ -151,8 +151,8 @@ public final class Database: @unchecked Sendable {
     var valueContext: ValueContext { writer.valueContext }
 
     func databaseValues(_ arguments: [(any ColumnValue)?]) throws -> [DatabaseValue] {
-        try arguments.nilsAsNull.enumerated().map { index, value in
-            do { return try value.databaseValue(in: valueContext) } catch {
+        try arguments.enumerated().map { index, value in
+            do { return try value?.databaseValue(in: valueContext) ?? .null } catch {
                 throw ActiveObjectError.invalidArgument("argument \(index + 1): \(error)")
             }
         }

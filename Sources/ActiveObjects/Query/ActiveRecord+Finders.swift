@@ -144,8 +144,8 @@ extension ActiveRecord where Self: ActiveObject {
         let schema = try ModelSchema.of(self)
         guard let database = self.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
         let context = schema.context(in: database)
-        let values = try arguments.nilsAsNull.enumerated().map { index, value in
-            do { return try value.databaseValue(in: context) } catch {
+        let values = try arguments.enumerated().map { index, value in
+            do { return try value?.databaseValue(in: context) ?? .null } catch {
                 throw ActiveObjectError.invalidArgument("argument \(index + 1): \(error)")
             }
         }
