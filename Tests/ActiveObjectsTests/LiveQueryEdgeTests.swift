@@ -357,6 +357,44 @@ import Testing
         #expect(probe.elements.last == 1)
     }
 
+    /// On one connection (`maximumReaderCount = 0`), a cursor left open keeps a read
+    /// transaction on the writer without holding it: a look at `data_version` then reads the
+    /// cursor's snapshot. It must not become the baseline (the commit would be hidden for
+    /// good): the look is made again once the cursor is closed.
+    @Test func aCommitMadeWhileACursorHoldsTheOnlyConnectionIsNoticedWhenItCloses() async throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("cursor.sqlite")
+        var options = Database.Options()
+        options.maximumReaderCount = 0
+        let db = try Database(path: path, options: options)
+        defer { try? db.close() }
+        try await db.execute("CREATE TABLE edge_cursor_row (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '')")
+        try await db.execute("INSERT INTO edge_cursor_row (name) VALUES ('a'), ('b')")
+        let other = try Database(path: path)
+        defer { try? other.close() }
+        let probe = Self.counting("edge_cursor_row", in: db)
+        defer { probe.cancel() }
+        #expect(await probe.waitFor(count: 1))
+        let release = DispatchSemaphore(value: 0)
+        let closed = await Self.hold { holding in
+            try EdgeCursorDB.$current.withValue(db) {
+                let cursor = try EdgeCursorRow.all.cursor()
+                _ = try cursor.next()
+                holding()
+                _ = release.wait(timeout: .now() + 20)
+                cursor.close()
+            }
+        }
+        defer { release.signal() }
+        try await other.execute("INSERT INTO edge_cursor_row (name) VALUES ('c')")
+        try await Task.sleep(nanoseconds: 600_000_000)   // the monitor looks (and must look again)
+        release.signal()
+        let deadline = Date().addingTimeInterval(10)
+        while !closed.current && Date() < deadline { try await Task.sleep(nanoseconds: 5_000_000) }
+        #expect(await probe.waitFor(count: 2, timeout: 10), "the other connection's commit was never noticed")
+        #expect(probe.elements.last == 3)
+    }
+
     @Test func theFirstLookAtTheDataVersionCountsAsAChange() {
         let watch = DataVersionWatch(onChange: {})
         #expect(watch.record(7))
@@ -456,4 +494,13 @@ import Testing
         #expect(probe.elements.last == 10, "the consumer's last element is not the last commit's result")
         #expect(ownCommits.current > 10, "the loop did not commit back to back")
     }
+}
+
+enum EdgeCursorDB {
+    @TaskLocal static var current: Database?
+}
+
+final class EdgeCursorRow: ActiveObject {
+    override class var database: Database? { EdgeCursorDB.current }
+    @Column var name = ""
 }

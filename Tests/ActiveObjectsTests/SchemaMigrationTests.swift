@@ -273,7 +273,9 @@ final class SMFKMemberV2: SchemaTestModel {
             #expect(try tableInfo(fx.db, "sm_fk_member").map(\.name) == ["id", "name"])
 
             // The rebuild gives the existing row the default, which must name a group.
-            #expect(throws: (any Error).self) { try SMFKMemberV2.migrate(rebuildingTable: true) }
+            #expect { try SMFKMemberV2.migrate(rebuildingTable: true) } throws: { error in
+                (error as? DatabaseError)?.resultCode == .constraint
+            }
             #expect(try tableInfo(fx.db, "sm_fk_member").map(\.name) == ["id", "name"])
             let group = SMFKGroup()
             group.name = "first"
@@ -282,6 +284,41 @@ final class SMFKMemberV2: SchemaTestModel {
             #expect(try tableInfo(fx.db, "sm_fk_member").map(\.name) == ["id", "name", "groupId"])
             let member = try #require(try SMFKMemberV2.find(id: 1))
             #expect(member.name == "Ann" && member.groupId == 1)
+        }
+    }
+
+    /// Without enforced foreign keys, ALTER TABLE adds the column (no rebuild, no check of
+    /// rows it cannot see as wrong), as `createTable()` does.
+    @Test func withoutEnforcedForeignKeysTheColumnIsAddedByAlterTable() throws {
+        let fx = try SchemaFixture(foreignKeys: false)
+        try fx.run {
+            try SMFKGroup.createTable()
+            try SMFKMemberV1.createTable()
+            try SMFKMemberV1().save()
+            let statements = try fx.statements { try SMFKMemberV2.migrate(rebuildingTable: true) }
+            #expect(statements.contains { $0.hasPrefix("ALTER TABLE \"sm_fk_member\" ADD COLUMN") }, "\(statements)")
+            #expect(!statements.contains { $0.contains("_activeobjects_rebuild_") })
+            #expect(try tableInfo(fx.db, "sm_fk_member").map(\.name) == ["id", "name", "groupId"])
+        }
+    }
+
+    /// Other failures of the ALTER stay what they are (here: a read-only database).
+    @Test func otherFailuresOfTheAlterAreNotDressedAsModelErrors() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("fk.sqlite")
+        try SchemaFixture(path: path).run {
+            try SMFKGroup.createTable()
+            try SMFKMemberV1.createTable()
+            try SMFKMemberV1().save()
+        }
+        var options = Database.Options()
+        options.readOnly = true
+        let readOnly = try Database(path: path, options: options)
+        defer { try? readOnly.close() }
+        try SchemaFixture(database: readOnly, trace: TraceRecorder()).run {
+            #expect { try SMFKMemberV2.createTable() } throws: { error in
+                (error as? DatabaseError)?.resultCode == .readOnly
+            }
         }
     }
 }

@@ -37,7 +37,7 @@ import Darwin
 /// On Linux the watches are one-shot (`IN_ONESHOT`) and set again when the quiet period ends,
 /// followed by one look: while they are off, writes cost the writer nothing for the monitor.
 final class ChangeMonitor: @unchecked Sendable {
-    // Safety of @unchecked Sendable: `stopped` is guarded by `lock`; the rest is immutable, or
+    // Safety of @unchecked Sendable: `stopped` and `runningThreadID` are guarded by `lock`; the rest is immutable, or
     // touched only by the monitor's own thread (Linux) or serial queue (Apple).
     private let lock = NSLock()
     private var stopped = false
@@ -82,6 +82,10 @@ final class ChangeMonitor: @unchecked Sendable {
 
     var isStopped: Bool { lock.withLock { stopped } }
 
+    /// The Linux thread id of the monitor's thread once it runs (tests measure its CPU time).
+    var threadID: String? { lock.withLock { runningThreadID } }
+    private var runningThreadID: String?
+
     /// Stops watching; the monitor's thread (or sources) end soon after.
     func stop() {
         let first: Bool = lock.withLock {
@@ -100,8 +104,6 @@ final class ChangeMonitor: @unchecked Sendable {
 
     private func start() {
         queue.async { [self] in
-            // The first look sets the baseline, and counts as a change (see `DataVersionWatch`).
-            if look() == true { onChange() }
             for path in paths {
                 let descriptor = open(path, O_EVTONLY)
                 guard descriptor >= 0 else { continue }
@@ -120,6 +122,10 @@ final class ChangeMonitor: @unchecked Sendable {
                 timer.resume()
                 self.timer = timer
             }
+            // The first look, once the files are watched (a commit after it wakes the
+            // sources): it sets the baseline, and counts as a change (see `DataVersionWatch`);
+            // made again shortly when it could not be made now.
+            runCheck(retrying: true)
         }
     }
 
@@ -213,14 +219,22 @@ final class ChangeMonitor: @unchecked Sendable {
     }
 
     private func run() {
+        let id = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self"))?
+            .split(separator: "/").last.map(String.init)
+        lock.withLock { runningThreadID = id }
         defer {
             if inotify >= 0 { close(inotify) }
             close(pipeEnds[0])
             close(pipeEnds[1])
         }
-        // The first look sets the baseline, and counts as a change (see `DataVersionWatch`).
-        if look() == true { onChange() }
         var checks: [Int64] = []   // due times, in ms
+        // The first look sets the baseline, and counts as a change (see `DataVersionWatch`);
+        // made again shortly when it could not be made now.
+        switch look() {
+        case true?: onChange()
+        case false?: break
+        case nil: checks.append(Self.now() + 5)
+        }
         // While quiet (a wake-up less than a quiet period ago), the one-shot watches are off.
         var quiet = false
         var quietUntil: Int64 = 0

@@ -432,8 +432,13 @@ final class Connection {
 
     /// `PRAGMA data_version`: changes when another connection commits. Read with a statement
     /// of its own, not reported to the trace hook (the live-query monitor polls it).
+    ///
+    /// Nil (no look now; the monitor looks again shortly) while a transaction is open on the
+    /// connection — a cursor left open on a single-connection database keeps its read
+    /// transaction without holding the writer — since the version is then that snapshot's,
+    /// and a look would take it as the baseline and hide the commits after it.
     func dataVersion() -> Int64? {
-        guard let handle = sqliteConnection else { return nil }
+        guard let handle = sqliteConnection, sqlite3_txn_state(handle, nil) == SQLITE_TXN_NONE else { return nil }
         if dataVersionStatement == nil {
             var statement: OpaquePointer?
             guard sqlite3_prepare_v2(handle, "PRAGMA data_version", -1, &statement, nil) == SQLITE_OK, let statement else {

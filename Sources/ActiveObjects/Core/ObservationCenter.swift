@@ -56,6 +56,9 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
     /// Whether the monitor of other connections runs (tests).
     var isMonitoring: Bool { lock.withLock { monitor != nil } }
 
+    /// The Linux thread id of the monitor's thread, once it runs (tests).
+    var monitorThreadID: String? { lock.withLock { monitor }?.threadID }
+
     /// Registers an observation; false when the database is closed.
     func add(_ entry: any ObservationEntry) -> Bool {
         let start: Bool = lock.withLock {

@@ -38,9 +38,15 @@ extension ActiveRecord where Self: ActiveObject {
         let context = schema.context(in: database)
         try database.withWriter { connection in
             let shape = try TableShape(connection, table: schema.tableName)
+            // ALTER TABLE refuses a foreign-key column with a non-NULL default only while
+            // foreign keys are enforced and the table holds rows: the rebuild adds it then.
+            let alterRefusesForeignKeyDefaults = try !shape.columns.isEmpty
+                && connection.scalarValue("PRAGMA foreign_keys") == .integer(1)
+                && connection.scalarValue("SELECT EXISTS (SELECT 1 FROM \(schema.quotedTable))") == .integer(1)
             guard !shape.columns.isEmpty,
                   shape.needsRebuild(for: schema, dateStrategy: context.dateStrategy,
-                                     defaults: try schema.prototype.encodedValues(schema: schema, context: context)) else {
+                                     defaults: alterRefusesForeignKeyDefaults
+                                         ? try schema.prototype.encodedValues(schema: schema, context: context) : []) else {
                 return try createTable(in: database)
             }
             try ForeignKeys.disabled(in: connection) {
@@ -172,9 +178,9 @@ struct TableShape {
     /// declares, a different declared type or nullability, a foreign key to add or change, a
     /// different primary key, or `WITHOUT ROWID` declared and missing.
     ///
-    /// `defaults` are the columns' encoded defaults, by slot: a missing foreign-key column
-    /// with a non-NULL default is added by the rebuild (`ALTER TABLE ADD COLUMN` refuses it
-    /// while foreign keys are enforced).
+    /// `defaults` are the columns' encoded defaults, by slot, when `ALTER TABLE ADD COLUMN`
+    /// would refuse a foreign-key column with a non-NULL default (foreign keys enforced, rows
+    /// in the table), else empty: such a missing column is then added by the rebuild.
     func needsRebuild(for schema: ModelSchema, dateStrategy: DateStrategy, defaults: [DatabaseValue]) -> Bool {
         let expectedKey: [String]
         switch schema.key {

@@ -44,7 +44,8 @@ extension ActiveRecord where Self: ActiveObject {
                     for (index, column) in schema.columns.enumerated() where !names.contains(column.name.lowercased()) {
                         do {
                             try connection.execute("ALTER TABLE \(schema.quotedTable) ADD COLUMN \(ddl.columnDefinitions[index])")
-                        } catch let error as DatabaseError where column.options.references != nil {
+                        } catch let error as DatabaseError
+                                    where column.options.references != nil && error.message.contains("REFERENCES column with non-NULL default") {
                             // SQLite refuses a REFERENCES column with a non-NULL default for a
                             // populated table while foreign keys are enforced: say what to do.
                             throw ActiveObjectError.invalidModel(
