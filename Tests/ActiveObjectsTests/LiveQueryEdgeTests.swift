@@ -376,16 +376,18 @@ import Testing
         defer { probe.cancel() }
         #expect(await probe.waitFor(count: 1))
         let release = DispatchSemaphore(value: 0)
+        let reading = Locked(false)
         let closed = await Self.hold { holding in
             try EdgeCursorDB.$current.withValue(db) {
                 let cursor = try EdgeCursorRow.all.cursor()
-                _ = try cursor.next()
+                if try cursor.next() != nil { reading.withLock { $0 = true } }
                 holding()
                 _ = release.wait(timeout: .now() + 20)
                 cursor.close()
             }
         }
         defer { release.signal() }
+        #expect(reading.current, "the cursor did not open")
         try await other.execute("INSERT INTO edge_cursor_row (name) VALUES ('c')")
         try await Task.sleep(nanoseconds: 600_000_000)   // the monitor looks (and must look again)
         release.signal()

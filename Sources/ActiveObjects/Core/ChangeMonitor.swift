@@ -43,7 +43,8 @@ final class ChangeMonitor: @unchecked Sendable {
     private var stopped = false
     private let paths: [String]
     /// A look at the writer's `data_version`: true when another connection committed since
-    /// the last look, nil when the writer is busy right now (its holder looks instead).
+    /// the last look, nil when it cannot be made right now (the writer is held — its holder
+    /// then looks too — or a transaction is open on it): the monitor looks again shortly.
     private let look: @Sendable () -> Bool?
     private let onChange: @Sendable () -> Void
     /// Called once when the monitor stops.
@@ -162,7 +163,7 @@ final class ChangeMonitor: @unchecked Sendable {
         case true?: onChange()
         case false?: break
         case nil:
-            // The writer is busy: look again shortly — once, however many looks found it busy.
+            // No look now (the writer is busy): look again shortly — once, however many looks failed.
             if retrying && !retryPending {
                 retryPending = true
                 queue.asyncAfter(deadline: .now() + .milliseconds(5)) { [weak self] in
@@ -285,7 +286,7 @@ final class ChangeMonitor: @unchecked Sendable {
             case true?: onChange()
             case false?: break
             case nil:
-                // The writer is busy: look again shortly — once, however many looks found it busy.
+                // No look now (the writer is busy): look again shortly — once, however many looks failed.
                 if !checks.contains(where: { $0 <= due + 5 }) { checks.append(due + 5) }
             }
         }

@@ -434,11 +434,14 @@ final class Connection {
     /// of its own, not reported to the trace hook (the live-query monitor polls it).
     ///
     /// Nil (no look now; the monitor looks again shortly) while a transaction is open on the
-    /// connection — a cursor left open on a single-connection database keeps its read
-    /// transaction without holding the writer — since the version is then that snapshot's,
-    /// and a look would take it as the baseline and hide the commits after it.
+    /// connection in WAL mode — a cursor left open on a single-connection database keeps its
+    /// read transaction without holding the writer — since the version is then that
+    /// snapshot's, and a look would take it as the baseline and hide the commits after it.
+    /// (In the rollback-journal modes an open read transaction keeps other connections from
+    /// committing, so its version is current.)
     func dataVersion() -> Int64? {
-        guard let handle = sqliteConnection, sqlite3_txn_state(handle, nil) == SQLITE_TXN_NONE else { return nil }
+        guard let handle = sqliteConnection else { return nil }
+        if journalMode == "wal" && sqlite3_txn_state(handle, nil) != SQLITE_TXN_NONE { return nil }
         if dataVersionStatement == nil {
             var statement: OpaquePointer?
             guard sqlite3_prepare_v2(handle, "PRAGMA data_version", -1, &statement, nil) == SQLITE_OK, let statement else {

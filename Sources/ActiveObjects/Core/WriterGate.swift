@@ -102,7 +102,9 @@ final class WriterGate: @unchecked Sendable {
     /// The change monitor's look at `data_version` (on its own thread): true when another
     /// connection or process committed since the last look, false when not.
     ///
-    /// Nil when another thread holds the writer: the holder then looks when it gives the
+    /// Nil when the look cannot be made now — another thread holds the writer, or a
+    /// transaction is open on it (``Connection/dataVersion()``) — and the monitor looks again
+    /// shortly. When another thread holds the writer, the holder also looks when it gives the
     /// writer back, and calls the watch's `onChange` itself if the version changed — so that
     /// a thread committing back to back, which takes the writer again at once, never keeps
     /// the monitor from looking (the monitor's own attempts could lose to it every time).

@@ -41,6 +41,7 @@ extension ActiveRecord where Self: ActiveObject {
             // ALTER TABLE refuses a foreign-key column with a non-NULL default only while
             // foreign keys are enforced and the table holds rows: the rebuild adds it then.
             let alterRefusesForeignKeyDefaults = try !shape.columns.isEmpty
+                && schema.columns.contains(where: { $0.options.references != nil })
                 && connection.scalarValue("PRAGMA foreign_keys") == .integer(1)
                 && connection.scalarValue("SELECT EXISTS (SELECT 1 FROM \(schema.quotedTable))") == .integer(1)
             guard !shape.columns.isEmpty,
