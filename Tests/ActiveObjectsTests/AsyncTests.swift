@@ -43,7 +43,8 @@ nonisolated(nonsending) func withAsyncModelDB<T>(_ body: nonisolated(nonsending)
 }
 
 /// Waits for `semaphore` without blocking a thread of the cooperative pool (it polls), and
-/// fails the test when it is not signalled within `seconds`.
+/// fails the test when it is not signalled within `seconds`. Be generous: the signalling task
+/// may itself wait for a pool thread while the suites running beside it hold both.
 func waitForSignal(_ semaphore: DispatchSemaphore, seconds: Double) async throws {
     let deadline = Date().addingTimeInterval(seconds)
     while semaphore.wait(timeout: .now()) != .success {
@@ -214,7 +215,7 @@ func withTimeout<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () 
                     return release.wait(timeout: .now() + 60) == .success
                 }
             }
-            try await waitForSignal(started, seconds: 10)
+            try await waitForSignal(started, seconds: 60)
             for _ in 0..<20 { #expect(try await AsyncNote.countAll() == 1) }
             release.signal()
             #expect(try await writing.value, "the reads waited for the transaction")
@@ -231,7 +232,7 @@ func withTimeout<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () 
                     Thread.sleep(forTimeInterval: 0.5)
                 }
             }
-            try await waitForSignal(started, seconds: 10)
+            try await waitForSignal(started, seconds: 60)
             // Queued behind the transaction on the writer thread, then cancelled.
             let queued = Task { try await db.execute("INSERT INTO async_note(title) VALUES ('cancelled')") }
             queued.cancel()
