@@ -228,14 +228,10 @@ final class ChangeMonitor: @unchecked Sendable {
             close(pipeEnds[0])
             close(pipeEnds[1])
         }
-        var checks: [Int64] = []   // due times, in ms
-        // The first look sets the baseline, and counts as a change (see `DataVersionWatch`);
-        // made again shortly when it could not be made now.
-        switch look() {
-        case true?: onChange()
-        case false?: break
-        case nil: checks.append(Self.now() + 5)
-        }
+        // Due times of looks, in ms. The first look, due now, sets the baseline and counts as
+        // a change (see `DataVersionWatch`); like every look, it is retried when it cannot be
+        // made at once.
+        var checks: [Int64] = [Self.now()]
         // While quiet (a wake-up less than a quiet period ago), the one-shot watches are off.
         var quiet = false
         var quietUntil: Int64 = 0

@@ -150,9 +150,13 @@ public final class Database: @unchecked Sendable {
     /// The value context (date strategy) of this database.
     var valueContext: ValueContext { writer.valueContext }
 
-    func databaseValues(_ arguments: [(any ColumnValue)?]) throws -> [DatabaseValue] {
-        try arguments.enumerated().map { index, value in
-            do { return try value?.databaseValue(in: valueContext) ?? .null } catch {
+    /// SQL arguments as bound values, encoded in `context` (the database's by default; a
+    /// model's own date strategy for its queries); `nil` is NULL.
+    /// - Throws: ``ActiveObjectError/invalidArgument(_:)`` naming the argument that cannot be stored.
+    func databaseValues(_ arguments: [(any ColumnValue)?], in context: ValueContext? = nil) throws -> [DatabaseValue] {
+        let context = context ?? valueContext
+        return try arguments.enumerated().map { index, value in
+            do { return try value?.databaseValue(in: context) ?? .null } catch {
                 throw ActiveObjectError.invalidArgument("argument \(index + 1): \(error)")
             }
         }

@@ -144,11 +144,7 @@ extension ActiveRecord where Self: ActiveObject {
         let schema = try ModelSchema.of(self)
         guard let database = self.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
         let context = schema.context(in: database)
-        let values = try arguments.enumerated().map { index, value in
-            do { return try value?.databaseValue(in: context) ?? .null } catch {
-                throw ActiveObjectError.invalidArgument("argument \(index + 1): \(error)")
-            }
-        }
+        let values = try database.databaseValues(arguments, in: context)
         return try database.withRawStatement(sql) { connection, statement in
             try connection.withStatement(statement, binding: { try $0.bind(values) }) { statement in
                 // Map the columns after the first step: a cached `SELECT *` is re-prepared by
