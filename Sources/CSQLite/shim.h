@@ -37,13 +37,4 @@ static inline sqlite3_destructor_type activeobjects_transient(void) {
     return SQLITE_TRANSIENT;
 }
 
-// Atomic loads and stores of a word the library allocated (Swift's own atomics need newer OS
-// versions).
-static inline long activeobjects_atomic_load(const long *value) {
-    return __atomic_load_n(value, __ATOMIC_ACQUIRE);
-}
-static inline void activeobjects_atomic_store(long *value, long newValue) {
-    __atomic_store_n(value, newValue, __ATOMIC_RELEASE);
-}
-
 #endif

@@ -8,43 +8,111 @@ import Foundation
 /// the writer appends). Every read starts a fresh read transaction, so it sees every commit
 /// that returned before it started: read-your-writes needs nothing else (no snapshot API).
 ///
-/// A thread gets back the idle connection it used last when there is one: its statements and
-/// pages are still warm in that thread's CPU cache, and threads reading at once do not keep
-/// trading connections (what one connection per thread gives hand-written code).
+/// **No shared lock on the way**: each connection sits in a slot whose state (idle, leased)
+/// is one atomic word, so leasing an idle connection and giving it back cost a
+/// compare-and-swap and a store on that slot alone — threads reading at once do not meet on a
+/// common lock or cache line, which is what lets reads scale with threads as hand-written code
+/// with one connection per thread does. A thread tries the slot it used last first (its
+/// statements and pages are still warm in its CPU cache), then the others.
 ///
-/// When every connection is leased, a read waits for one, at most the busy timeout (then
-/// SQLite's `busy` error). A thread that itself holds every leased connection (nested reads
+/// The pool's lock (`condition`) is taken only to open a connection, to wait for one when
+/// every connection is leased (at most the busy timeout, then SQLite's `busy` error), and to
+/// close. A thread that itself holds a leased connection and finds none idle (nested reads
 /// inside `each`, open cursors) would wait for itself forever: it gets a temporary extra
 /// connection instead, closed when given back.
 final class ReaderPool: @unchecked Sendable {
-    // Safety of @unchecked Sendable: all mutable state is guarded by `condition`'s lock.
-    // `@exclusivity(unchecked)`: the lock already serializes every access, so the runtime's
-    // exclusivity checks (several per read) would only cost time.
+    // Safety of @unchecked Sendable: a slot's `connection` is written once, under `condition`'s
+    // lock, before the slot's state is published as idle or leased (a release store; readers
+    // load the state with acquire ordering first); `opening`, `temporaryHolders` and the
+    // connections' `temporaryHolder` are guarded by `condition`'s lock; the rest are atomics or
+    // immutable.
+
+    /// One connection's place in the pool.
+    private final class Slot: @unchecked Sendable {
+        static let empty = 0, idle = 1, leased = 2, closed = 3
+        let state = AtomicWord(Slot.empty)
+        /// The ``ThreadState/token`` of the thread that leased it (0 when not leased): a thread
+        /// that holds a connection and finds none idle gets a temporary one instead of waiting
+        /// for itself. Any thread may give a connection back (a cursor closed elsewhere).
+        let holder = AtomicWord(0)
+        var connection: Connection?
+    }
+
+    private let slots: [Slot]
     private let condition = NSCondition()
-    /// Idle connections, and the token of the thread that used each last.
-    @exclusivity(unchecked) private var idle: [Connection] = []
-    @exclusivity(unchecked) private var idleHolders: [Int] = []
-    /// Every open connection, leased or idle (for closing).
-    @exclusivity(unchecked) private var open: [Connection] = []
-    /// Connections being opened right now (counted against the maximum).
-    @exclusivity(unchecked) private var opening = 0
-    /// Set once ``close()`` ran; read with or without the pool's lock (reads in progress
-    /// check it).
+    /// Connections being opened right now (counted against the maximum); under the lock.
+    private var opening = 0
+    /// Temporary extra connections open right now, by the token of the thread they were
+    /// opened for; under the lock.
+    private var temporaryHolders: [ObjectIdentifier: Int] = [:]
+    /// Threads waiting for a connection (a giveBack signals only when there are some).
+    private let waiting = AtomicWord(0)
+    /// Set once ``close()`` ran; read with or without the pool's lock.
     private let shutDown = AtomicFlag()
-    /// Threads waiting for a connection (signalled only when there are some).
-    @exclusivity(unchecked) private var waiting = 0
     let maximumCount: Int
     private let makeConnection: () throws -> Connection
 
     init(maximumCount: Int, makeConnection: @escaping () throws -> Connection) {
         self.maximumCount = maximumCount
         self.makeConnection = makeConnection
+        slots = (0..<maximumCount).map { _ in Slot() }
     }
 
-    /// A connection for the thread `token`; give it back with ``giveBack(_:)``.
+    private var identity: ObjectIdentifier { ObjectIdentifier(self) }
+
+    /// A connection for `thread` (the calling thread); give it back with ``giveBack(_:)``.
     /// - Throws: ``ActiveObjectError/databaseClosed``; ``DatabaseError`` `busy` after waiting
     ///   `timeout` nanoseconds; the error of opening a connection (e.g. `cannotOpen`).
-    func lease(token: Int, timeout: Int64) throws -> Connection {
+    @inline(__always)
+    func lease(for thread: ThreadState, timeout: Int64) throws -> Connection {
+        if !isShutDown, let connection = claimIdle(for: thread) { return connection }
+        return try leaseSlowly(for: thread, timeout: timeout)
+    }
+
+    /// An idle connection for `thread`, or nil at once when none is idle (or the pool closed).
+    func tryLease(for thread: ThreadState) -> Connection? {
+        isShutDown ? nil : claimIdle(for: thread)
+    }
+
+    /// Claims an idle slot without the pool's lock: the slot `thread` used last, then the
+    /// others in order.
+    @inline(__always)
+    private func claimIdle(for thread: ThreadState) -> Connection? {
+        let entry = affinityEntry(of: thread)
+        let preferred = thread.readerAffinity[entry].slot
+        if preferred < slots.count, slots[preferred].state.compareExchange(expected: Slot.idle, desired: Slot.leased) {
+            slots[preferred].holder.store(thread.token)
+            return slots[preferred].connection
+        }
+        for index in slots.indices where index != preferred {
+            if slots[index].state.compareExchange(expected: Slot.idle, desired: Slot.leased) {
+                slots[index].holder.store(thread.token)
+                thread.readerAffinity[entry].slot = index
+                return slots[index].connection
+            }
+        }
+        return nil
+    }
+
+    /// The index of this pool's entry in `thread`'s affinities, added on first use.
+    @inline(__always)
+    private func affinityEntry(of thread: ThreadState) -> Int {
+        let identity = identity
+        if let index = thread.readerAffinity.firstIndex(where: { $0.pool == identity }) { return index }
+        thread.readerAffinity.append((identity, 0))
+        return thread.readerAffinity.count - 1
+    }
+
+    /// Whether `thread` holds a connection of this pool (under the lock).
+    private func isHolding(_ thread: ThreadState) -> Bool {
+        let token = thread.token
+        return temporaryHolders[thread.identity, default: 0] > 0
+            || slots.contains { $0.state.value == Slot.leased && $0.holder.value == token }
+    }
+
+    /// No idle connection: open one (below the maximum, or a temporary extra for a thread that
+    /// holds one already), or wait for one to be given back.
+    private func leaseSlowly(for thread: ThreadState, timeout: Int64) throws -> Connection {
         condition.lock()
         var deadline: Date?
         while true {
@@ -52,59 +120,29 @@ final class ReaderPool: @unchecked Sendable {
                 condition.unlock()
                 throw ActiveObjectError.databaseClosed
             }
-            if !idle.isEmpty {
-                // This thread's last connection, or else the one given back last.
-                var index = idle.count - 1
-                while index > 0 && idleHolders[index] != token { index -= 1 }
-                if idleHolders[index] != token { index = idle.count - 1 }
-                let connection: Connection
-                if index == idle.count - 1 {
-                    connection = idle.removeLast()
-                    idleHolders.removeLast()
-                } else {
-                    connection = idle.remove(at: index)
-                    idleHolders.remove(at: index)
-                }
-                connection.leaseHolder = token
+            // Registered as waiting before looking again: a connection given back from now on
+            // signals (the two sides' sequentially consistent store-then-load, see `giveBack`).
+            waiting.add(1)
+            if let connection = claimIdle(for: thread) {
+                waiting.add(-1)
                 condition.unlock()
                 return connection
             }
-            // Every connection is leased (none idle). A thread that already holds one (a read
-            // inside `each`, or beside an open cursor) gets a temporary extra connection rather
-            // than wait: threads each holding a reader and waiting for another would wait on
-            // one another until the busy timeout.
-            let holdsOne = open.contains { $0.leaseHolder == token }
-            if open.count + opening < maximumCount || holdsOne {
-                opening += 1
-                condition.unlock()
-                let connection: Connection
-                do {
-                    connection = try makeConnection()
-                } catch {
-                    condition.lock()
-                    opening -= 1
-                    if waiting > 0 { condition.signal() }
-                    condition.unlock()
-                    throw error
-                }
-                condition.lock()
-                opening -= 1
-                if isShutDown {
-                    condition.unlock()
-                    connection.closeNow()
-                    throw ActiveObjectError.databaseClosed
-                }
-                open.append(connection)
-                connection.leaseHolder = token
-                condition.unlock()
-                return connection
+            let filled = slots.firstIndex { $0.state.value == Slot.empty } ?? slots.count
+            let holdsOne = isHolding(thread)
+            if filled + opening < maximumCount || holdsOne {
+                waiting.add(-1)
+                return try open(for: thread, temporary: filled + opening >= maximumCount)
             }
             let limit = deadline ?? Date(timeIntervalSinceNow: Double(max(0, timeout)) / 1e9)
             deadline = limit
-            waiting += 1
             let signalled = condition.wait(until: limit)
-            waiting -= 1
-            if !signalled && idle.isEmpty && !isShutDown {
+            waiting.add(-1)
+            if !signalled && !isShutDown {
+                if let connection = claimIdle(for: thread) {
+                    condition.unlock()
+                    return connection
+                }
                 condition.unlock()
                 throw DatabaseError(
                     extendedResultCode: .busy,
@@ -113,21 +151,74 @@ final class ReaderPool: @unchecked Sendable {
         }
     }
 
-    /// Returns a leased connection. Connections beyond the maximum (opened for a thread that
-    /// already held one) are closed; so is everything once the pool is closed.
-    func giveBack(_ connection: Connection) {
-        condition.lock()
-        let holder = connection.leaseHolder
-        connection.leaseHolder = 0
-        if isShutDown || open.count > maximumCount {
-            open.removeAll { $0 === connection }
+    /// Opens a connection for `thread` (called with the lock held; returns with it released):
+    /// into the first empty slot, or as a temporary extra.
+    private func open(for thread: ThreadState, temporary: Bool) throws -> Connection {
+        opening += 1
+        condition.unlock()
+        let connection: Connection
+        do {
+            connection = try makeConnection()
+        } catch {
+            condition.lock()
+            opening -= 1
+            condition.signal()
             condition.unlock()
-            connection.lock.withLock { connection.closeNow() }
-            return
+            throw error
         }
-        idle.append(connection)
-        idleHolders.append(holder)
-        if waiting > 0 { condition.signal() }
+        condition.lock()
+        defer { condition.unlock() }
+        opening -= 1
+        if isShutDown {
+            connection.lock.withLock { connection.closeNow() }
+            throw ActiveObjectError.databaseClosed
+        }
+        if !temporary, let index = slots.firstIndex(where: { $0.state.value == Slot.empty }) {
+            slots[index].connection = connection
+            connection.readerSlot = index
+            thread.readerAffinity[affinityEntry(of: thread)].slot = index
+            slots[index].holder.store(thread.token)
+            slots[index].state.store(Slot.leased)
+        } else {
+            connection.readerSlot = -1
+            connection.temporaryHolder = thread.identity
+            temporaryHolders[thread.identity, default: 0] += 1
+        }
+        return connection
+    }
+
+    /// Returns a leased connection (from any thread). Temporary extras are closed; so is
+    /// everything once the pool is closed.
+    @inline(__always)
+    func giveBack(_ connection: Connection) {
+        let index = connection.readerSlot
+        guard index >= 0, !isShutDown else { return retire(connection) }
+        slots[index].holder.store(0)
+        slots[index].state.storeSequentiallyConsistent(Slot.idle)
+        if waiting.sequentiallyConsistentValue > 0 {
+            condition.lock()
+            condition.signal()
+            condition.unlock()
+        }
+    }
+
+    /// Closes a connection given back that will not be reused: a temporary extra, or any once
+    /// the pool closed. Under the pool's lock, so that ``close()`` (which interrupts
+    /// connections in use under it) never meets a connection being closed.
+    private func retire(_ connection: Connection) {
+        condition.lock()
+        if connection.readerSlot < 0 {
+            if let holder = connection.temporaryHolder {
+                temporaryHolders[holder, default: 1] -= 1
+                if temporaryHolders[holder] == 0 { temporaryHolders[holder] = nil }
+                connection.temporaryHolder = nil
+            }
+        } else {
+            slots[connection.readerSlot].holder.store(0)
+            slots[connection.readerSlot].state.store(Slot.closed)
+        }
+        connection.lock.withLock { connection.closeNow() }
+        condition.signal()
         condition.unlock()
     }
 
@@ -140,22 +231,18 @@ final class ReaderPool: @unchecked Sendable {
     func close() {
         condition.lock()
         shutDown.set()
-        let all = open
-        idle.removeAll()
-        idleHolders.removeAll()
-        var closeLater: [Connection] = []
-        for connection in all {
-            // Under the pool's lock: a holder cannot give the connection back (and close it)
-            // meanwhile, so interrupting it is safe.
-            if connection.lock.try() {
+        for slot in slots {
+            guard let connection = slot.connection else { continue }
+            if slot.state.compareExchange(expected: Slot.idle, desired: Slot.closed) {
+                connection.lock.withLock { connection.closeNow() }
+            } else if connection.lock.try() {
                 connection.closeNow()
                 connection.lock.unlock()
+                slot.state.store(Slot.closed)
             } else {
                 connection.interrupt()
-                closeLater.append(connection)
             }
         }
-        open = closeLater
         condition.broadcast()
         condition.unlock()
     }
@@ -167,6 +254,7 @@ final class ReaderPool: @unchecked Sendable {
     var openCount: Int {
         condition.lock()
         defer { condition.unlock() }
-        return open.count
+        let inSlots = slots.filter { $0.state.value == Slot.idle || $0.state.value == Slot.leased }.count
+        return inSlots + temporaryHolders.values.reduce(0, +)
     }
 }

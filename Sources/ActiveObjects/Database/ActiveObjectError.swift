@@ -40,6 +40,11 @@ public enum ActiveObjectError: Error, CustomStringConvertible, LocalizedError, S
     case migrationFailed(name: String, underlying: any Error)
     /// Two migration steps were registered under the same name.
     case duplicateMigration(name: String)
+    /// An INSERT that SQLite ignored: it inserted nothing (a `UNIQUE … ON CONFLICT IGNORE`
+    /// column, a `RAISE(IGNORE)` trigger, an `INSTEAD OF` trigger of a view that inserts
+    /// elsewhere). The object was left new (`id` nil), so no later save can touch another row;
+    /// `insertAll` wrote nothing.
+    case notInserted(table: String)
     /// A call the library refuses because it would break its guarantees, with the reason:
     /// a write inside `db.read { }`, a raw `COMMIT` inside `db.transaction { }`, saving an
     /// object that was loaded without its primary key…
@@ -64,6 +69,7 @@ public enum ActiveObjectError: Error, CustomStringConvertible, LocalizedError, S
         case let (.migrationFailed(n1, u1), .migrationFailed(n2, u2)): return n1 == n2 && sameError(u1, u2)
         case let (.duplicateMigration(n1), .duplicateMigration(n2)): return n1 == n2
         case let (.misuse(r1), .misuse(r2)): return r1 == r2
+        case let (.notInserted(t1), .notInserted(t2)): return t1 == t2
         default:
             // Different cases (a case added above without its pair here compares unequal).
             return false
@@ -106,6 +112,8 @@ public enum ActiveObjectError: Error, CustomStringConvertible, LocalizedError, S
             return "A migration named \"\(name)\" is already registered"
         case let .misuse(reason):
             return "Misuse: \(reason)"
+        case let .notInserted(table):
+            return "SQLite ignored the INSERT into \"\(table)\": no row was inserted (a constraint with ON CONFLICT IGNORE, a RAISE(IGNORE) trigger, or an INSTEAD OF trigger); the object is still new"
         }
     }
 

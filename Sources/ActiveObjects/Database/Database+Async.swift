@@ -4,19 +4,22 @@ extension Database {
     /// Which of the database's worker lanes runs an async call's SQLite work.
     enum Lane { case reading, writing }
 
-    /// Runs `work` on one of the database's own threads and suspends the calling task until it
-    /// is done: no thread of Swift's cooperative pool waits for a connection or runs SQLite.
+    /// Runs `work` on one of the database's own queues (``BackgroundWork``) and suspends the
+    /// calling task until it is done: no thread of Swift's cooperative pool waits for a
+    /// connection or runs SQLite.
     ///
     /// Cancelling the task before `work` starts makes the call throw `CancellationError`
-    /// without running it; once started, it runs to completion (a write is never left half
-    /// done). The result is `sending`: objects created by `work` become the caller's.
+    /// without running it; once started, it runs to completion (a write or a transaction is
+    /// never left half done: it commits or rolls back as a whole). The result is `sending`:
+    /// objects created by `work` become the caller's.
     func perform<T>(_ lane: Lane, _ work: sending @escaping () throws -> T) async throws -> sending T {
         try Task.checkCancellation()
         let job = BackgroundJob(database: self, work)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
                 job.continuation = continuation
-                let submitted = (lane == .writing ? writerLane : readerLane).submit { job.run() }
+                let submitted = lane == .writing
+                    ? background.submitWrite { job.run() } : background.submitRead { job.run() }
                 if !submitted { job.fail(ActiveObjectError.databaseClosed) }
             }
         } onCancel: {
@@ -92,7 +95,7 @@ extension Database {
     }
 }
 
-/// One async call's work, waiting in a ``WorkerLane``: runs once, or fails when cancelled
+/// One async call's work, waiting in a ``BackgroundWork`` queue: runs once, or fails when cancelled
 /// before it started or when the lane refused it.
 final class BackgroundJob<T>: @unchecked Sendable {
     // Safety of @unchecked Sendable: `work` was passed as `sending` (no one else holds what it
@@ -123,7 +126,7 @@ final class BackgroundJob<T>: @unchecked Sendable {
         continuation?.resume(throwing: error)
     }
 
-    /// Runs the work on the current (lane) thread and resumes the caller.
+    /// Runs the work on the current (background) thread and resumes the caller.
     func run() {
         let (work, continuation, cancelled) = lock.withLock { () -> ((() throws -> T)?, CheckedContinuation<T, Error>?, Bool) in
             defer { self.work = nil; self.continuation = nil }
@@ -134,9 +137,9 @@ final class BackgroundJob<T>: @unchecked Sendable {
             continuation.resume(throwing: CancellationError())
             return
         }
-        let context = ThreadContext.current
-        context.jobDatabase = database
-        defer { context.jobDatabase = nil }
+        let thread = ThreadState.current
+        thread.jobDatabase = database
+        defer { thread.jobDatabase = nil }
         do {
             continuation.resume(returning: try work())
         } catch {

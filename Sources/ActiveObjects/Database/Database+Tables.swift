@@ -45,19 +45,10 @@ extension Database {
         return found
     }
 
-    /// Runs a layout lookup on a connection free right now — a reader, else the writer — and
-    /// only then waits for a reader: the lookup often runs on the way to a write, which must
-    /// not wait for a reader a long walk holds. Nil when no connection answered.
+    /// Runs a layout lookup on a connection free right now (see
+    /// ``withAnyFreeConnection(_:)``); nil when no connection answered.
     private func withFreeConnection<T>(_ body: (Connection) throws -> T?) -> T? {
-        let context = ThreadContext.current
-        if let readers, !writerGate.isHeld(by: context.token), context.readScope(for: identity) == nil {
-            if let connection = try? readers.lease(token: context.token, timeout: 0) {
-                defer { readers.giveBack(connection) }
-                return (try? use(connection, body)) ?? nil
-            }
-            if let value = try? withWriterConnection(context, timeout: 0, body) { return value }
-        }
-        return (try? withReader(body)) ?? nil
+        (try? withAnyFreeConnection { access in try body(access.connection) }) ?? nil
     }
 
     /// Forgets what ``tableHasRowID(_:)`` learned (after the schema changed).

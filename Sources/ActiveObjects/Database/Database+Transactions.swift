@@ -30,7 +30,8 @@ extension Database {
     ///   (and, from the statement, for the raw transaction statements above).
     @discardableResult
     public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try withWriter { connection in
+        try withAccess(.write) { access in
+            let connection = access.connection
             // A raw BEGIN of this thread may already be open: nest inside it.
             let nested = connection.transactionDepth > 0 || !connection.isAutocommit
             let savepoint = SQLIdentifier.quote("\(Self.savepointPrefix)\(connection.transactionDepth)")
@@ -92,25 +93,6 @@ extension Database {
     ///   ``DatabaseError`` `busy` when no reader became free within the busy timeout.
     @discardableResult
     public func read<T>(_ body: () throws -> T) throws -> T {
-        let context = ThreadContext.current
-        if let scope = context.readScope(for: identity), scope.forbidsWrites { return try body() }
-        return try withReader { connection in
-            // One snapshot for every read: a deferred transaction, unless one is open already.
-            let opensTransaction = connection.isAutocommit
-            context.pushReadScope(.init(database: self.identity, connection: connection, forbidsWrites: true,
-                                        opensTransaction: opensTransaction))
-            defer { context.popReadScope() }
-            guard opensTransaction else { return try body() }
-            try connection.execute("BEGIN DEFERRED")
-            let result: T
-            do {
-                result = try body()
-            } catch {
-                if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
-                throw error
-            }
-            if !connection.isAutocommit { try connection.execute("COMMIT") }
-            return result
-        }
+        try withAccess(.readBlock) { _ in try body() }
     }
 }

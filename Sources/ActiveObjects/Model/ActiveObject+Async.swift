@@ -35,7 +35,7 @@ extension ActiveObject {
             let written = try encodedValues(schema: schema, context: context)
             if let plan = try planWrite(request, schema: schema, sql: schema.sql(in: database), context: context) {
                 let outcome = try await database.perform(.writing) {
-                    try database.withWriter { try plan.run(on: $0) }
+                    try database.withAccess(.write) { try plan.run(on: $0) }
                 }
                 applyWrite(plan, outcome, schema: schema)
                 keepChanges(since: written, schema: schema, context: context)
@@ -54,7 +54,7 @@ extension ActiveObject {
             guard let plan = try planDelete(schema: schema, database: database) else { return false }
             try willDelete()
             let outcome = try await database.perform(.writing) {
-                try database.withWriter { try plan.run(on: $0) }
+                try database.withAccess(.write) { try plan.run(on: $0) }
             }
             applyWrite(plan, outcome, schema: schema)
             didDelete()
@@ -113,8 +113,8 @@ extension ActiveObject {
         let key = try reloadKey(schema: schema, context: schema.context(in: database))
         let sql = schema.sql(in: database)
         let row = try await database.perform(.reading) { () throws -> [DatabaseValue]? in
-            try database.withReader { connection in
-                try connection.withStatement(sql.findByKeySQL, key) { statement in
+            try database.withAccess(.read) { access in
+                try access.connection.withStatement(sql.findByKeySQL, key) { statement in
                     guard try statement.step() else { return nil }
                     return (0..<statement.columnCount).map { statement.value(at: $0) }
                 }

@@ -53,14 +53,15 @@ extension ActiveObject {
             try objects[row].bindColumns(to: statement, schema: schema, context: context, first: first)
         }
         let ids: [Int64?] = try database.transaction {
-            let enclosing = database.writer.transactionDepth > 1
-            let ids = try database.withWriter { try batch.run(on: $0) }
-            if enclosing {
-                // An enclosing transaction may still roll back: remember what to undo.
-                let log = RollbackLog.of(database.writer)
-                for object in objects { log.record(object, object.rollbackSnapshot(schema: schema)) }
+            try database.withAccess(.write) { access in
+                let ids = try batch.run(on: access)
+                if access.connection.transactionDepth > 1 {
+                    // An enclosing transaction may still roll back: remember what to undo.
+                    let log = RollbackLog.of(access.connection)
+                    for object in objects { log.record(object, object.rollbackSnapshot(schema: schema)) }
+                }
+                return ids
             }
-            return ids
         }
         // Only once the COMMIT succeeded (a deferred foreign key fails there, after every
         // INSERT went through): until then the objects stay new.
@@ -89,7 +90,7 @@ extension ActiveObject {
                 let batch = BatchInsert(schema: schema, sql: sql, identities: identities) { statement, row, first in
                     for (offset, value) in rows[row].enumerated() { try statement.bind(value, at: first + Int32(offset)) }
                 }
-                return try database.withWriter { try batch.run(on: $0) }
+                return try database.withAccess(.write) { try batch.run(on: $0) }
             }
         }
         finishInsert(objects, ids: inserted, schema: schema)

@@ -307,9 +307,10 @@ extension ActiveObject {
     /// object; inside a transaction, remembers the object's state for a rollback.
     @discardableResult
     func perform(_ plan: WritePlan, schema: ModelSchema, database: Database) throws -> WritePlan.Outcome {
-        try database.withWriter { connection in
+        try database.withAccess(.write) { access in
+            let connection = access.connection
             let snapshot = connection.transactionDepth > 0 ? rollbackSnapshot(schema: schema) : nil
-            let outcome = try plan.run(on: connection)
+            let outcome = try plan.run(on: access)
             if let snapshot { RollbackLog.of(connection).record(self, snapshot) }
             applyWrite(plan, outcome, schema: schema)
             return outcome
@@ -342,13 +343,19 @@ extension ActiveObject {
     }
 
     /// The most common write: the properties are bound straight into the cached INSERT.
+    /// - Throws: ``ActiveObjectError/notInserted(table:)`` when SQLite ignored the INSERT (the
+    ///   object stays new); the errors of binding and of SQLite.
     private func insertNew(schema: ModelSchema, sql: ModelSQL, database: Database, context: ValueContext) throws {
-        try database.withWriter { connection in
+        try database.withAccess(.write) { access in
+            let connection = access.connection
             try connection.withStatement(sql.insertSQL, binding: { statement in
                 try bindColumns(to: statement, schema: schema, context: context)
             }) { statement in
                 while try statement.step() {}
             }
+            // Nothing inserted (`ON CONFLICT IGNORE`, `RAISE(IGNORE)`): `last_insert_rowid`
+            // names an earlier row, which this object must never take.
+            if connection.lastChanges == 0 { throw ActiveObjectError.notInserted(table: schema.tableName) }
             if connection.transactionDepth > 0 {
                 // A rollback of the enclosing transaction makes the object new again.
                 let log = RollbackLog.of(connection)
@@ -406,8 +413,8 @@ extension ActiveObject {
         let context = schema.context(in: database)
         let key = try reloadKey(schema: schema, context: context)
         let sql = schema.sql(in: database)
-        let found = try database.withReader { connection in
-            try connection.withStatement(sql.findByKeySQL, key) { statement -> Bool in
+        let found = try database.withAccess(.read) { access in
+            try access.connection.withStatement(sql.findByKeySQL, key) { statement -> Bool in
                 guard try statement.step() else { return false }
                 // Read into a scratch object first, so that a row that fails to decode leaves
                 // this object untouched; then take its values.

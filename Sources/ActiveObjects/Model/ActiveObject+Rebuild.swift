@@ -36,7 +36,8 @@ extension ActiveRecord where Self: ActiveObject {
         guard rebuildingTable else { return try createTable(in: database) }
         let schema = try ModelSchema.of(self)
         let context = schema.context(in: database)
-        try database.withWriter { connection in
+        try database.withAccess(.write) { access in
+            let connection = access.connection
             let shape = try TableShape(connection, table: schema.tableName)
             // ALTER TABLE refuses a foreign-key column with a non-NULL default only while
             // foreign keys are enforced and the table holds rows: the rebuild adds it then.

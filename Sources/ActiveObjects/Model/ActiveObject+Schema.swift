@@ -33,7 +33,8 @@ extension ActiveRecord where Self: ActiveObject {
     public static func createTable(in database: Database) throws {
         let schema = try ModelSchema.of(self)
         try database.transaction {
-            try database.withWriter { connection in
+            try database.withAccess(.write) { access in
+                let connection = access.connection
                 let encoding = try SQLLiteral.TextEncoding(connection)
                 let ddl = try SchemaDDL(schema: schema, context: schema.context(in: database), textEncoding: encoding)
                 let existing = try connection.rows("PRAGMA table_info(\(schema.quotedTable))")

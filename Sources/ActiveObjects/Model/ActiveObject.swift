@@ -18,7 +18,12 @@ import Foundation
 /// The columns are discovered once per class (with `Mirror` on a prototype made with
 /// `init()`) and the SQL built from them is cached. Override the class properties below to
 /// map existing tables; override the hooks for validation and callbacks.
-open class ActiveObject: CustomStringConvertible, Identifiable {
+///
+/// The class is declared `nonisolated`, and subclasses inherit that: a model declared in a
+/// module whose default isolation is the main actor (`.defaultIsolation(MainActor.self)`, new
+/// Xcode app targets) is a plain `final class Note: ActiveObject { … }`, overrides the hooks,
+/// and is used from the main actor and from other tasks alike.
+nonisolated open class ActiveObject: CustomStringConvertible, Identifiable {
     // The stored properties below are `@exclusivity(unchecked)`: the library reads and writes
     // them on every save and every fetched row, where a dynamic exclusivity check (with its
     // thread-local bookkeeping) cost more than the rest of the bookkeeping. They are plain
@@ -152,7 +157,7 @@ open class ActiveObject: CustomStringConvertible, Identifiable {
     /// The class's ``database``. Inside the SQLite work of an async call (which runs on the
     /// library's own threads), a class whose `database` gives nil there — typically one read
     /// from a `@TaskLocal`, which those threads cannot see — uses the database the call runs on.
-    static var resolvedDatabase: Database? { database ?? ThreadContext.current.jobDatabase }
+    static var resolvedDatabase: Database? { database ?? ThreadState.current.jobDatabase }
 
     /// The database models use unless they override ``database``; nil until you set it
     /// (models then throw ``ActiveObjectError/noDatabase(model:)``).
@@ -214,23 +219,6 @@ open class ActiveObject: CustomStringConvertible, Identifiable {
 }
 
 private let defaultDatabaseStorage = LockedValue<Database?>(nil)
-
-/// A value protected by a lock, for the few globals the library keeps. The lock is not
-/// recursive: `body` must not call back into the same `LockedValue`.
-final class LockedValue<Value>: @unchecked Sendable {
-    // Safety: `value` is only touched inside `withLock`, which holds `lock` (so no dynamic
-    // exclusivity check is needed either).
-    private let lock = NSLock()
-    @exclusivity(unchecked) private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}
 
 /// Adopted by ``ActiveObject`` so that class methods can return the concrete subclass:
 /// `Person.findAll()` is `[Person]`, `Person.where(…)` is `Query<Person>`.

@@ -32,7 +32,10 @@ struct BatchInsert {
 
     /// Inserts every row; returns each row's rowid (nil for `WITHOUT ROWID` tables).
     /// - Throws: ``DatabaseError`` (constraints…), ``ActiveObjectError/invalidValue(table:column:reason:)``.
-    func run(on connection: Connection) throws -> [Int64?] {
+    /// - Throws: ``ActiveObjectError/notInserted(table:)`` when SQLite ignored any row (the
+    ///   caller's transaction then rolls back: nothing is written); the errors of SQLite.
+    func run(on access: Access) throws -> [Int64?] {
+        let connection = access.connection
         var result = [Int64?](repeating: nil, count: identities.count)
         var byHand: [Int] = [], keyed: [Int] = [], assigned: [Int] = []
         for (row, identity) in identities.enumerated() {
@@ -78,6 +81,8 @@ struct BatchInsert {
             }) { statement in
                 while try statement.step() {}
             }
+            // A row SQLite ignored (`ON CONFLICT IGNORE`, `RAISE(IGNORE)`) is not in the table.
+            guard connection.lastChanges == chunk.count else { throw ActiveObjectError.notInserted(table: schema.tableName) }
             if track {
                 // Rowids are handed out in order, one more than the largest: the chunk's rows
                 // got before+1 … before+n, unless something else inserted meanwhile.
@@ -108,9 +113,11 @@ struct BatchInsert {
     private func insertOne(_ row: Int, on connection: Connection) throws -> Int64? {
         if case .setByHand(let id) = identities[row], let insertWithID = sql.insertWithIDSQL {
             try connection.execute(insertWithID, [.integer(id)])
+            guard connection.lastChanges == 1 else { throw ActiveObjectError.notInserted(table: schema.tableName) }
             return id
         }
         try connection.execute(sql.insertSQL)
+        guard connection.lastChanges == 1 else { throw ActiveObjectError.notInserted(table: schema.tableName) }
         return sql.hasRowID ? connection.lastInsertRowID : nil
     }
 }

@@ -45,7 +45,8 @@ public struct Migrator {
         for step in steps where !seen.insert(step.name).inserted {
             throw ActiveObjectError.duplicateMigration(name: step.name)
         }
-        try db.withWriter { connection in
+        try db.withAccess(.write) { access in
+            let connection = access.connection
             try Self.createBookkeeping(connection)
             let applied = Set(try appliedMigrations(db))
             for step in steps where !applied.contains(step.name) {
@@ -70,7 +71,8 @@ public struct Migrator {
     /// - Throws: ``DatabaseError`` from SQLite (the bookkeeping table is created if missing);
     ///   ``ActiveObjectError/databaseClosed``.
     public func appliedMigrations(_ db: Database) throws -> [String] {
-        try db.withWriter { connection in
+        try db.withAccess(.write) { access in
+            let connection = access.connection
             try Self.createBookkeeping(connection)
             return try connection.rows("SELECT name FROM schema_migrations ORDER BY rowid").map { try $0["name"] }
         }

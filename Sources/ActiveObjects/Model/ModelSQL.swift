@@ -93,8 +93,10 @@ final class ModelSQL: @unchecked Sendable {
             upsertSQL = SharedSQL("\(insert) \(conflict) RETURNING \(key)")
             upsertWithIDSQL = SharedSQL("\(insertWithID) \(conflict) RETURNING \(key)")
             upsertReturnsID = true
+            // Without other columns, the same no-op assignment: the conflict then counts as a
+            // changed row, so that a row SQLite ignored (changes() 0) is told apart.
             saveWholeRowSQL = SharedSQL(assignments.isEmpty
-                ? "\(insertWithID) ON CONFLICT(\(key)) DO NOTHING"
+                ? "\(insertWithID) ON CONFLICT(\(key)) DO UPDATE SET \(key) = excluded.\(key)"
                 : "\(insertWithID) ON CONFLICT(\(key)) DO UPDATE SET \(assignments)")
         case .columns(let slots):
             let keys = slots.map { names[$0] }.joined(separator: ", ")

@@ -139,18 +139,18 @@ extension ModelSchema {
     static func of(_ type: ActiveObject.Type) throws -> ModelSchema {
         let key = ObjectIdentifier(type)
         // Every save and query asks; most ask for the class asked for last on this thread.
-        let recent = RecentSchema.onThisThread
-        if recent.key == key, let schema = recent.schema { return schema }
-        let schema = try registry.cached(key) ?? built(type, key: key, thread: ObjectIdentifier(recent))
-        recent.key = key
-        recent.schema = schema
+        let thread = ThreadState.current
+        if thread.recentSchemaKey == key, let schema = thread.recentSchema { return schema }
+        let schema = try registry.cached(key) ?? built(type, key: key, thread: thread)
+        thread.recentSchemaKey = key
+        thread.recentSchema = schema
         return schema
     }
 
     /// The schema of `type`, not cached yet: built on this thread, or by the thread building
-    /// it already. `thread` identifies this thread (its ``RecentSchema`` box, alive as long as
-    /// the thread).
-    private static func built(_ type: ActiveObject.Type, key: ObjectIdentifier, thread: ObjectIdentifier) throws -> ModelSchema {
+    /// it already. `thread` is this thread's state (its identity stands for the thread in the
+    /// registry's bookkeeping of builds).
+    private static func built(_ type: ActiveObject.Type, key: ObjectIdentifier, thread: ThreadState) throws -> ModelSchema {
         let name = String(describing: type)
         if PrototypeConstruction.isBuilding(type) {
             throw ActiveObjectError.invalidModel(
@@ -160,7 +160,7 @@ extension ModelSchema {
                     + "initializer); that use cannot see the schema yet")
         }
         let registered: Bool
-        switch try registry.claim(key, thread: thread, holdsAWriter: ThreadContext.current.heldWriters > 0, model: name) {
+        switch try registry.claim(key, thread: thread.identity, holdsAWriter: thread.holdsAnyWriter, model: name) {
         case .built(let schema): return schema
         case .build(let isRegistered): registered = isRegistered
         }
@@ -176,17 +176,4 @@ extension ModelSchema {
         }
         return try registry.finish(key, with: result, registered: registered)
     }
-}
-
-/// The schema a thread used last, so that repeated saves and queries of one class skip the
-/// registry's lock. One per thread (a thread-local box), never shared; its identity also
-/// stands for the thread in the registry's bookkeeping of builds.
-final class RecentSchema {
-    var key: ObjectIdentifier?
-    var schema: ModelSchema?
-
-    private static let boxes = ThreadLocal<RecentSchema>()
-
-    /// This thread's box, created on first use.
-    static var onThisThread: RecentSchema { boxes.value { RecentSchema() } }
 }

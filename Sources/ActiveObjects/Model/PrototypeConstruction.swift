@@ -1,11 +1,4 @@
 import CActiveObjectsSupport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Tells the `@Column` initializers whether the object being created is the prototype a
 /// class's schema is built from, and records the declarations they create for it.
@@ -29,15 +22,6 @@ import Darwin
 /// initializer costs one atomic load.
 @usableFromInline
 enum PrototypeConstruction {
-    /// This thread's innermost ``Frame``, unretained (each frame lives on the stack of the
-    /// call that pushed it, and is popped before that call returns).
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let status = pthread_key_create(&key, nil)
-        precondition(status == 0, "ActiveObjects could not create a thread-local key (pthread_key_create: \(status))")
-        return key
-    }()
-
     /// True while this thread is running the `init()` of a prototype, outside any nested
     /// build or suspension. Inlined into every `@Column` initializer: the common answer (no
     /// prototype anywhere) costs one atomic load.
@@ -110,16 +94,19 @@ enum PrototypeConstruction {
         return try push(Frame(building: nil), body)
     }
 
+    /// Pushes `frame` as this thread's innermost (``ThreadState/prototypeFrame``, unretained:
+    /// the frame lives on this call's stack, and is popped before it returns) while `body` runs.
     private static func push<T>(_ frame: Frame, _ body: () throws -> T) rethrows -> T {
-        let previous = pthread_getspecific(key)
-        frame.previousPointer = previous.map { UnsafeRawPointer($0) }
-        pthread_setspecific(key, Unmanaged.passUnretained(frame).toOpaque())
-        defer { pthread_setspecific(key, previous) }
+        let thread = ThreadState.current
+        let previous = thread.prototypeFrame
+        frame.previousPointer = previous
+        thread.prototypeFrame = UnsafeRawPointer(Unmanaged.passUnretained(frame).toOpaque())
+        defer { thread.prototypeFrame = previous }
         return try withExtendedLifetime(frame) { try body() }
     }
 
     private static var innermostFrame: Frame? {
-        pthread_getspecific(key).map { Unmanaged<Frame>.fromOpaque($0).takeUnretainedValue() }
+        ThreadState.current.prototypeFrame.map { Unmanaged<Frame>.fromOpaque($0).takeUnretainedValue() }
     }
 
     /// One entry of a thread's stack: a schema build, or a suspension (`building == nil`).

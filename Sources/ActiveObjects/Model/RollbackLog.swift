@@ -128,23 +128,18 @@ final class RollbackLog: TransactionListener {
 /// until the level ends; then committed, rolled back, or released into the enclosing level
 /// (whose fate it then takes). Read by the inserted objects whenever they are next used.
 final class TransactionFate: @unchecked Sendable {
-    // Safety of @unchecked Sendable: `state` is only read and written atomically; `parent` is
-    // immutable.
-    enum Outcome: CLong { case open = 0, committed = 1, rolledBack = 2, released = 3 }
+    // Safety of @unchecked Sendable: `state` is atomic; `parent` is immutable.
+    enum Outcome: Int { case open = 0, committed = 1, rolledBack = 2, released = 3 }
 
-    private let state: UnsafeMutablePointer<CLong>
+    private let state = AtomicWord(Outcome.open.rawValue)
     let parent: TransactionFate?
 
     init(parent: TransactionFate?) {
         self.parent = parent
-        state = UnsafeMutablePointer<CLong>.allocate(capacity: 1)
-        state.initialize(to: Outcome.open.rawValue)
     }
 
-    deinit { state.deallocate() }
-
     func settle(_ outcome: Outcome) {
-        activeobjects_atomic_store(state, outcome.rawValue)
+        state.store(outcome.rawValue)
     }
 
     /// The final outcome for the objects inserted at this level (a released level takes its
@@ -152,7 +147,7 @@ final class TransactionFate: @unchecked Sendable {
     var outcome: Outcome {
         var fate = self
         while true {
-            let outcome = Outcome(rawValue: activeobjects_atomic_load(fate.state)) ?? .open
+            let outcome = Outcome(rawValue: fate.state.value) ?? .open
             guard outcome == .released, let parent = fate.parent else { return outcome }
             fate = parent
         }

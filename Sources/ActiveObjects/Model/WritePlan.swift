@@ -34,20 +34,25 @@ struct WritePlan: Sendable {
         var changes: Int
     }
 
-    /// Runs the write on the writer connection.
+    /// Runs the write on the writer (`access`).
     /// - Throws: ``ActiveObjectError/recordNotFound(table:id:)`` for an update or existence
-    ///   check of a row that is gone; ``DatabaseError`` from SQLite.
-    func run(on connection: Connection) throws -> Outcome {
+    ///   check of a row that is gone; ``ActiveObjectError/notInserted(table:)`` for an INSERT
+    ///   (or upsert) that SQLite ignored; ``DatabaseError`` from SQLite.
+    func run(on access: Access) throws -> Outcome {
+        let connection = access.connection
         switch operation {
         case .insert:
             try connection.execute(sql, arguments)
+            try checkInserted(connection)
             return Outcome(rowID: hasRowID ? connection.lastInsertRowID : nil, changes: 1)
         case .insertWithID:
             try connection.execute(sql, arguments)
+            try checkInserted(connection)
             return Outcome(rowID: rowID, changes: connection.lastChanges)
         case .upsert:
             let returned = try connection.scalarValue(sql, arguments)
-            guard case .integer(let key)? = returned else { return Outcome(rowID: rowID, changes: 0) }
+            try checkInserted(connection)
+            guard case .integer(let key)? = returned else { return Outcome(rowID: rowID, changes: 1) }
             return Outcome(rowID: key, changes: 1)
         case .update:
             try connection.execute(sql, arguments)
@@ -62,5 +67,12 @@ struct WritePlan: Sendable {
             try connection.execute(sql, arguments)
             return Outcome(rowID: rowID, changes: connection.lastChanges)
         }
+    }
+
+    /// An INSERT (or upsert, whose conflict branch updates the row) that changed no row was
+    /// ignored by SQLite: `last_insert_rowid` then still names an earlier row — of this table
+    /// or another — which the object must never take.
+    private func checkInserted(_ connection: Connection) throws {
+        if connection.lastChanges == 0 { throw ActiveObjectError.notInserted(table: table) }
     }
 }

@@ -36,19 +36,35 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
     private var lastInfoTouches = false
     private var lastInfoGeneration = 0
     private var generation = 1
-    private let observing: UnsafeMutablePointer<CLong>
-    /// Opens a monitor of other connections' commits, or nil when none can happen (in memory).
-    private let makeMonitor: (@escaping @Sendable () -> Void) -> ChangeMonitor?
+    private let observing = AtomicFlag()
+    /// How many commits of the writer were reported (while anything was observed): an
+    /// observation whose fetch began reading a table it did not read before asks whether a
+    /// commit landed meanwhile (``record(tables:for:fetchStartedAt:)``).
+    private var commitSequence = 0
+    /// The files the monitor watches (none in memory: no other connection can commit there).
+    private let watchedPaths: [String]
+    /// The writer's gate, through which the monitor looks at `data_version`.
+    private let gate: WriterGate
 
-    init(makeMonitor: @escaping (@escaping @Sendable () -> Void) -> ChangeMonitor?) {
-        self.makeMonitor = makeMonitor
-        observing = UnsafeMutablePointer<CLong>.allocate(capacity: 1)
-        observing.initialize(to: 0)
+    init(watchedPaths: [String], gate: WriterGate) {
+        self.watchedPaths = watchedPaths
+        self.gate = gate
     }
 
-    deinit { observing.deallocate() }
+    var isObserving: Bool { observing.isSet }
 
-    var isObserving: Bool { activeobjects_atomic_load(observing) != 0 }
+    /// Opens a monitor of other connections' commits, or nil when none can happen (in memory).
+    private func makeMonitor(_ onChange: @escaping @Sendable () -> Void) -> ChangeMonitor? {
+        guard !watchedPaths.isEmpty else { return nil }
+        let gate = gate
+        let watch = gate.startWatching(onChange: onChange)
+        return ChangeMonitor(paths: watchedPaths, look: { gate.look(watch) }, onChange: onChange,
+                             onStop: { gate.stopWatching(watch) })
+    }
+
+    /// The current commit sequence: taken before a fetch begins (see
+    /// ``record(tables:for:fetchStartedAt:)``).
+    var currentCommitSequence: Int { lock.withLock { commitSequence } }
 
     /// How many observations are registered (tests).
     var count: Int { lock.withLock { entries.count } }
@@ -56,8 +72,8 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
     /// Whether the monitor of other connections runs (tests).
     var isMonitoring: Bool { lock.withLock { monitor != nil } }
 
-    /// The Linux thread id of the monitor's thread, once it runs (tests).
-    var monitorThreadID: String? { lock.withLock { monitor }?.threadID }
+    /// How many times the monitor woke up to do anything (tests).
+    var monitorActivityCount: Int? { lock.withLock { monitor }?.activityCount }
 
     /// Registers an observation; false when the database is closed.
     func add(_ entry: any ObservationEntry) -> Bool {
@@ -67,7 +83,7 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
                 unknownTables += 1
                 generation += 1
             }
-            activeobjects_atomic_store(observing, 1)
+            observing.set()
             if monitor == nil {
                 let link = MonitorLink(self)
                 monitor = makeMonitor { link.changed() }
@@ -84,7 +100,7 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
             guard let registration = entries.removeValue(forKey: ObjectIdentifier(entry)) else { return nil }
             forget(registration.tables)
             guard entries.isEmpty else { return nil }
-            activeobjects_atomic_store(observing, 0)
+            observing.clear()
             defer {
                 monitor = nil
                 link = nil
@@ -96,14 +112,23 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
     }
 
     /// An observation's fetch read `tables`: later commits concern it when they write one.
-    func record(tables: Set<String>, for entry: any ObservationEntry) {
+    ///
+    /// Returns true when the fetch may have missed a commit: it read a table its previous
+    /// fetch did not (the first parent row of an `including`, the first link of a
+    /// many-to-many), and a commit was reported after the fetch began (`fetchStartedAt`, from
+    /// ``currentCommitSequence``). Such a commit was routed by the tables registered then,
+    /// without that table, so it did not concern the observation — and the fetch's snapshot
+    /// may predate it. The observation then fetches again.
+    func record(tables: Set<String>, for entry: any ObservationEntry, fetchStartedAt sequence: Int) -> Bool {
         lock.withLock {
-            guard var registration = entries[ObjectIdentifier(entry)] else { return }
+            guard var registration = entries[ObjectIdentifier(entry)] else { return false }
+            let grew = registration.tables.map { !tables.isSubset(of: $0) } ?? false
             forget(registration.tables)
             for table in tables { tableCounts[table, default: 0] += 1 }
             generation += 1
             registration.tables = tables
             entries[ObjectIdentifier(entry)] = registration
+            return grew && commitSequence != sequence
         }
     }
 
@@ -133,6 +158,7 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
             return
         }
         let concerned: [any ObservationEntry] = lock.withLock {
+            commitSequence &+= 1
             var touchesObserved = unknownTables > 0
             if !touchesObserved {
                 if statements.count == 1, let info = lastInfo, info === statements[0], lastInfoGeneration == generation {
@@ -167,7 +193,10 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
     private func schemaChanged(_ statements: [StatementInfo]) {
         var rowsChanged = Set<String>()
         for info in statements where !info.changesSchema { rowsChanged.formUnion(info.writtenTables) }
-        let registrations = lock.withLock { Array(entries.values) }
+        let registrations = lock.withLock {
+            commitSequence &+= 1
+            return Array(entries.values)
+        }
         for registration in registrations {
             if registration.tables.map({ !$0.isDisjoint(with: rowsChanged) }) ?? true {
                 registration.entry.tablesChanged()
@@ -189,7 +218,7 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
     func close() {
         let (all, stopped, cut): ([any ObservationEntry], ChangeMonitor?, MonitorLink?) = lock.withLock {
             closed = true
-            activeobjects_atomic_store(observing, 0)
+            observing.clear()
             defer {
                 entries.removeAll()
                 tableCounts.removeAll()
@@ -230,209 +259,4 @@ protocol ObservationEntry: AnyObject, Sendable {
     func tablesChanged()
     func externalChange()
     func end(throwing error: Error)
-}
-
-/// One iteration of a live query: fetches on a reader thread, in one snapshot, recording the
-/// tables the fetch reads and a fingerprint of its rows; yields results to its stream.
-///
-/// At most one fetch runs or waits at a time; changes that arrive meanwhile make it fetch
-/// once more afterwards, so intermediate states may be skipped but the last fetch always
-/// starts after the last change.
-final class Observation<Value>: ObservationEntry, @unchecked Sendable {
-    // Safety of @unchecked Sendable: the mutable state is guarded by `lock`; `fetch` is
-    // `@Sendable`; results cross to the consumer through the stream as `sending` values.
-    private let database: Database
-    private let fetch: @Sendable () throws -> sending Value
-    private let continuation: AsyncThrowingStream<Value, Error>.Continuation
-    private let lock = NSLock()
-
-    private enum Reason { case none, external, tables }
-    /// Why a fetch is wanted (tables outrank external: table changes always emit).
-    private var pending = Reason.tables
-    private var scheduled = false
-    private var ended = false
-    private var lastFingerprint: (value: UInt64, rows: Int)?
-    /// How long to wait before fetching again after a busy error, in milliseconds (0 after a
-    /// fetch that succeeded).
-    private var retryDelay = 0
-    /// When the current run of busy errors began (nil after a fetch that succeeded).
-    private var busySince: DispatchTime?
-    /// The first wait after a busy error, and the longest, in milliseconds.
-    static var firstRetryDelay: Int { 10 }
-    static var longestRetryDelay: Int { 500 }
-    /// A lock held longer than this (four busy timeouts, at least 30 s) is no longer
-    /// transient — a raw `BEGIN` left open on the thread that awaits the sequence, say: the
-    /// sequence then ends with the busy error.
-    private var busyGiveUpNanoseconds: UInt64 {
-        max(30_000_000_000, UInt64(max(0, database.options.busyTimeoutNanoseconds)) &* 4)
-    }
-
-    init(database: Database, fetch: @escaping @Sendable () throws -> sending Value,
-         continuation: AsyncThrowingStream<Value, Error>.Continuation) {
-        self.database = database
-        self.fetch = fetch
-        self.continuation = continuation
-    }
-
-    /// Registers with the center and fetches the current result.
-    func start() {
-        guard database.observations.add(self) else {
-            end(throwing: ActiveObjectError.databaseClosed)
-            return
-        }
-        continuation.onTermination = { [weak self] _ in self?.cancel() }
-        schedule()
-    }
-
-    func tablesChanged() { request(.tables) }
-
-    func externalChange() { request(.external) }
-
-    private func request(_ reason: Reason) {
-        let start: Bool = lock.withLock {
-            guard !ended else { return false }
-            if reason == .tables || pending == .none { pending = reason }
-            if scheduled { return false }
-            scheduled = true
-            return true
-        }
-        if start { submit() }
-    }
-
-    private func schedule() {
-        let start: Bool = lock.withLock {
-            guard !ended, !scheduled else { return false }
-            scheduled = true
-            return true
-        }
-        if start { submit() }
-    }
-
-    private func submit() {
-        if !database.readerLane.submit({ [self] in refresh() }) {
-            end(throwing: ActiveObjectError.databaseClosed)
-        }
-    }
-
-    /// One fetch, on a reader thread.
-    private func refresh() {
-        let reason: Reason = lock.withLock {
-            defer { pending = .none }
-            return ended ? .none : pending
-        }
-        guard reason != .none else {
-            lock.withLock { scheduled = false }
-            return
-        }
-        let context = ThreadContext.current
-        context.jobDatabase = database
-        defer { context.jobDatabase = nil }
-        do {
-            let (value, read, fingerprint) = try database.observedRead(fetch)
-            database.observations.record(tables: read, for: self)
-            let emit: Bool = lock.withLock {
-                defer { lastFingerprint = fingerprint }
-                guard !ended else { return false }
-                // Another process's commit emits only if the result changed.
-                return reason == .tables || lastFingerprint == nil || lastFingerprint! != fingerprint
-            }
-            if emit { continuation.yield(value) }
-        } catch where Self.isTransient(error) {
-            let now = DispatchTime.now()
-            let since = lock.withLock { () -> DispatchTime in
-                if busySince == nil { busySince = now }
-                return busySince!
-            }
-            if now.uptimeNanoseconds &- since.uptimeNanoseconds > busyGiveUpNanoseconds {
-                end(throwing: error)
-            } else {
-                retry(reason)
-            }
-            return
-        } catch {
-            end(throwing: error)
-            return
-        }
-        let again: Bool = lock.withLock {
-            retryDelay = 0
-            busySince = nil
-            if pending == .none || ended {
-                scheduled = false
-                return false
-            }
-            return true
-        }
-        if again { submit() }
-    }
-
-    /// Whether a failed fetch may succeed if tried again: SQLite's `busy` and `locked` (another
-    /// connection or process holds a lock), and the library's own `busy` (no reader became
-    /// free, the writer stayed held by another thread's transaction — reads use the writer
-    /// in memory and inside transactions) once the busy timeout passed.
-    static func isTransient(_ error: Error) -> Bool {
-        guard let error = error as? DatabaseError else { return false }
-        return error.resultCode == .busy || error.resultCode == .locked
-    }
-
-    /// The fetch met a lock: fetch again later, for the same reason, without holding a thread
-    /// or a connection meanwhile. The wait doubles from ``firstRetryDelay`` up to
-    /// ``longestRetryDelay`` while the lock stays; the fetch is tried again until it succeeds
-    /// (its result is then fresh, after every commit so far), the observation is cancelled,
-    /// the database is closed, or the lock outlasts ``busyGiveUpNanoseconds``.
-    private func retry(_ reason: Reason) {
-        let delay: Int? = lock.withLock {
-            guard !ended else {
-                scheduled = false
-                return nil
-            }
-            // Changes that arrived meanwhile are covered by the next fetch; keep the strongest reason.
-            if reason == .tables || pending == .none { pending = reason }
-            retryDelay = retryDelay == 0 ? Self.firstRetryDelay : min(retryDelay * 2, Self.longestRetryDelay)
-            return retryDelay
-        }
-        guard let delay else { return }
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(delay)) { [self] in
-            let stillWanted: Bool = lock.withLock {
-                if ended { scheduled = false }
-                return !ended
-            }
-            if stillWanted { submit() }
-        }
-    }
-
-    /// Ends the stream with an error (database closed, a failed fetch).
-    func end(throwing error: Error) {
-        guard lock.withLock({ () -> Bool in
-            defer { ended = true }
-            return !ended
-        }) else { return }
-        database.observations.remove(self)
-        continuation.finish(throwing: error)
-    }
-
-    /// The consumer left the loop or its task was cancelled.
-    private func cancel() {
-        lock.withLock { ended = true }
-        database.observations.remove(self)
-    }
-}
-
-extension Database {
-    /// Runs an observed fetch in one read snapshot, recording the tables it reads and the
-    /// fingerprint of the rows it steps through.
-    func observedRead<T>(_ fetch: () throws -> T) throws -> (T, Set<String>, (value: UInt64, rows: Int)) {
-        try read {
-            try withReader { connection in
-                let recorder = ReadRecorder(), fingerprint = ResultFingerprint()
-                connection.readRecorder = recorder
-                connection.fingerprint = fingerprint
-                defer {
-                    connection.readRecorder = nil
-                    connection.fingerprint = nil
-                }
-                let value = try fetch()
-                return (value, recorder.tables, (fingerprint.value, fingerprint.rows))
-            }
-        }
-    }
 }

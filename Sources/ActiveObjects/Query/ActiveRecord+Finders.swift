@@ -48,8 +48,8 @@ extension ActiveRecord where Self: ActiveObject {
         guard let database = self.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
         let context = schema.context(in: database)
         guard let findByRowID = schema.sql(in: database).findByRowIDSQL else { throw noRowIDs(schema) }
-        return try database.withReader { connection in
-            try connection.withStatement(findByRowID, [.integer(id)]) { statement in
+        return try database.withAccess(.read) { access in
+            try access.connection.withStatement(findByRowID, [.integer(id)]) { statement in
                 guard try statement.step() else { return nil }
                 let loader = ObjectLoader(canonicalFor: schema, context: context)
                 return unsafeDowncast(try loader.load(from: statement), to: Self.self)
@@ -145,8 +145,8 @@ extension ActiveRecord where Self: ActiveObject {
         guard let database = self.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
         let context = schema.context(in: database)
         let values = try database.databaseValues(arguments, in: context)
-        return try database.withRawStatement(sql) { connection, statement in
-            try connection.withStatement(statement, binding: { try $0.bind(values) }) { statement in
+        return try database.withRawStatement(sql) { access, statement in
+            try access.connection.withStatement(statement, binding: { try $0.bind(values) }) { statement in
                 // Map the columns after the first step: a cached `SELECT *` is re-prepared by
                 // `sqlite3_step` when another connection changed the schema, and only then
                 // shows the new column layout (a dropped or reordered column shifts them).

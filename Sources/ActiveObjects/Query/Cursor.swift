@@ -18,20 +18,14 @@ import Foundation
 /// finalizes open cursors; their `next()` then throws ``ActiveObjectError/databaseClosed``.
 public final class Cursor<Model: ActiveObject>: ScopeBoundCursor {
     private let database: Database
-    /// The reader this cursor reads on; nil when it reads on the writer.
-    private var reader: Connection?
-    /// Whether `reader` was leased for this cursor (given back when it closes), rather than
-    /// borrowed from the enclosing ``Database/read(_:)`` block.
-    private var leasedReader = false
+    /// Where it reads (see ``CursorPlacement``): nil only while the initializer runs.
+    private var placement: CursorPlacement?
     /// Set when the read block the cursor was opened in ended before the cursor did.
     private var outlivedItsScope = false
-    /// For a cursor reading on a read block's connection: the thread of that block, the only
-    /// one that may use it (the block holds the connection until it ends).
-    private var ownerToken = 0
     private var statement: Statement?
     private let loader: ObjectLoader
     /// Eager loading of the query's relations, for a batch of objects (nil without `including`).
-    private let preload: (([Model]) throws -> Void)?
+    private let preload: (([Model], Access) throws -> Void)?
     private let batchSize: Int
     /// Objects read ahead and preloaded; those from `nextPending` on are not returned yet.
     private var pending: [ActiveObject] = []
@@ -40,44 +34,55 @@ public final class Cursor<Model: ActiveObject>: ScopeBoundCursor {
     private let start = DispatchTime.now().uptimeNanoseconds
 
     init(sql: String, arguments: [DatabaseValue], schema: ModelSchema, database: Database, context: ValueContext,
-         preload: (([Model]) throws -> Void)? = nil, batchSize: Int = 1) throws {
+         preload: (([Model], Access) throws -> Void)? = nil, batchSize: Int = 1) throws {
         self.database = database
         self.preload = preload
         self.batchSize = Swift.max(1, batchSize)
         loader = ObjectLoader(canonicalFor: schema, context: context)
-        if let (connection, leased) = try database.readerForCursor(self) {
-            (reader, leasedReader) = (connection, leased)
-        }
+        placement = try database.placeCursor(self)
         // A cursor owns its own statement (never a cached one): it stays open across calls.
         do {
-            statement = try withConnection { connection in
-                let statement = try connection.prepare(sql)
+            statement = try withAccess { access in
+                let statement = try access.connection.prepare(sql)
                 try statement.bind(arguments)
                 return statement
             }
         } catch {
-            if let reader, leasedReader { database.giveBackCursorReader(reader) }
+            if let placement { database.releaseCursorPlacement(placement) }
+            placement = nil
             throw error
         }
-        if reader != nil && !leasedReader { ownerToken = ThreadContext.current.token }
     }
 
     /// Runs `body` with the cursor's connection in use.
-    private func withConnection<T>(_ body: (Connection) throws -> T) throws -> T {
-        guard let reader else {
-            return try database.withWriterConnection(.current, body)
+    private func withAccess<T>(_ body: (Access) throws -> T) throws -> T {
+        switch placement {
+        case .writer?, nil:
+            return try database.withAccess(.writerRead, body)
+        case .borrowed(let access, let thread)?:
+            guard ThreadState.current.identity == thread else {
+                throw ActiveObjectError.misuse(
+                    "this cursor reads the snapshot of the db.read { } block it was opened in: use it on that block's thread, inside the block")
+            }
+            return try use(access, body)
+        case .leased(let access)?:
+            return try use(access, body)
         }
-        reader.lock.lock()
-        defer { reader.lock.unlock() }
-        _ = try reader.checkOpen()
-        return try body(reader)
+    }
+
+    private func use<T>(_ access: Access, _ body: (Access) throws -> T) throws -> T {
+        let connection = access.connection
+        connection.lock.lock()
+        defer { connection.lock.unlock() }
+        guard connection.sqliteConnection != nil, !database.isClosed else { throw ActiveObjectError.databaseClosed }
+        return try body(access)
     }
 
     /// The next object, or nil when the rows are exhausted (the cursor then closes itself).
     /// - Throws: ``DatabaseError``, a `typeMismatch` for a row that does not fit (the cursor
     ///   is closed), or ``ActiveObjectError/databaseClosed``.
     public func next() throws -> Model? {
-        if ownerToken != 0 && ThreadContext.current.token != ownerToken {
+        if case .borrowed(_, let thread)? = placement, ThreadState.current.identity != thread {
             throw ActiveObjectError.misuse(
                 "this cursor reads the snapshot of the db.read { } block it was opened in: use it on that block's thread, inside the block")
         }
@@ -91,7 +96,7 @@ public final class Cursor<Model: ActiveObject>: ScopeBoundCursor {
             return nil
         }
         do {
-            return try withConnection { connection -> Model? in
+            return try withAccess { access -> Model? in
                 guard let preload else {
                     guard try statement.step() else {
                         close()
@@ -102,14 +107,14 @@ public final class Cursor<Model: ActiveObject>: ScopeBoundCursor {
                 // With `including`, read a batch ahead so its relations load in one query,
                 // from the cursor's snapshot.
                 let batch = try loader.loadRows(from: statement, limit: batchSize)
-                // The relations come from the cursor's snapshot: preload before a short
-                // (last) batch closes the cursor and gives its reader back.
-                try database.scoped(connection) { try preload(batch.unsafelyCast(to: Model.self)) }
+                // The relations come from the cursor's snapshot (its statement's read
+                // transaction): preload before a short (last) batch closes the cursor.
+                try preload(batch.unsafelyCast(to: Model.self), access)
                 if batch.count < batchSize { close() }
                 (pending, nextPending) = (batch, 0)
                 return nextPending < pending.count ? takePending() : nil
             }
-        } catch let error as DatabaseError where error.resultCode == .interrupt && database.isShuttingDown {
+        } catch let error as DatabaseError where error.resultCode == .interrupt && database.isClosed {
             close()
             throw ActiveObjectError.databaseClosed
         } catch {
@@ -136,10 +141,11 @@ public final class Cursor<Model: ActiveObject>: ScopeBoundCursor {
             statement.finalize()
             connection.options.traceHandler?(statement.sql, DispatchTime.now().uptimeNanoseconds &- start)
         }
-        if let reader, leasedReader { database.giveBackCursorReader(reader) }
+        if let placement { database.releaseCursorPlacement(placement) }
+        placement = nil
     }
 
-    /// The read block this cursor was opened in ended (see ``Database/readerForCursor(_:)``).
+    /// The read block this cursor was opened in ended (see ``Database/placeCursor(_:)``).
     func scopeEnded() {
         if statement != nil { outlivedItsScope = true }
         close()

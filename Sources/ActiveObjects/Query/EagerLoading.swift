@@ -11,7 +11,7 @@ extension Query {
     /// ```
     public func including<Parent>(_ relation: KeyPath<Model, BelongsTo<Parent>>) -> Query {
         let box = SendableKeyPath(keyPath: relation)
-        return adding(Preloader { objects in
+        return adding(Preloader { objects, access in
             let sample = objects[0][keyPath: box.keyPath as! KeyPath<Model, BelongsTo<Parent>>]
             let schema = try ModelSchema.of(sample.childType)
             let key = try sample.key(schema)
@@ -19,7 +19,7 @@ extension Query {
             let wanted = Array(Set(values.filter { !$0.isNull }))
             let parentSchema = try ModelSchema.of(Parent.self)
             let parentKey = try parentSchema.requireReferencedKey(for: "including(\\.\(Parent.self)")
-            let parents = wanted.isEmpty ? [] : try Query<Parent>().where([parentKey.name: wanted]).all()
+            let parents = wanted.isEmpty ? [] : try Query<Parent>().where([parentKey.name: wanted]).all(reusing: access)
             var byKey: [DatabaseValue: Parent] = [:]
             for parent in parents { byKey[try parent.columnValue(atSlot: parentKey.slot, schema: parentSchema)] = parent }
             for (object, value) in zip(objects, values) {
@@ -32,9 +32,9 @@ extension Query {
     /// (`WHERE foreignKey IN (…)`). `group.people.all()` then runs no SQL.
     public func including<Child>(_ relation: KeyPath<Model, HasMany<Child>>) -> Query {
         let box = SendableKeyPath(keyPath: relation)
-        return adding(Preloader { objects in
+        return adding(Preloader { objects, access in
             let (key, schema) = try objects[0][keyPath: box.keyPath as! KeyPath<Model, HasMany<Child>>].key()
-            let (owners, children) = try Self.loadChildren(of: objects, slot: key.slot, schema: schema, as: Child.self)
+            let (owners, children) = try Self.loadChildren(of: objects, slot: key.slot, schema: schema, as: Child.self, in: access)
             for (object, value) in owners {
                 object.preloadRelation(value.flatMap { children[$0] } ?? [Child](), for: key)
             }
@@ -44,10 +44,10 @@ extension Query {
     /// Loads each object's has-one child along with the query, in one extra SELECT.
     public func including<Child>(_ relation: KeyPath<Model, HasOne<Child>>) -> Query {
         let box = SendableKeyPath(keyPath: relation)
-        return adding(Preloader { objects in
+        return adding(Preloader { objects, access in
             let schema = try ModelSchema.of(Child.self)
             let key = try objects[0][keyPath: box.keyPath as! KeyPath<Model, HasOne<Child>>].key(schema)
-            let (owners, children) = try Self.loadChildren(of: objects, slot: key.slot, schema: schema, as: Child.self)
+            let (owners, children) = try Self.loadChildren(of: objects, slot: key.slot, schema: schema, as: Child.self, in: access)
             for (object, value) in owners {
                 // The lowest primary key wins (the children come in key order).
                 object.preloadRelation(value.flatMap { children[$0]?.first } as Any, for: key)
@@ -60,7 +60,7 @@ extension Query {
     /// runs no SQL.
     public func including<Target>(_ relation: KeyPath<Model, HasManyThrough<Target>>) -> Query {
         let box = SendableKeyPath(keyPath: relation)
-        return adding(Preloader { objects in
+        return adding(Preloader { objects, access in
             let resolved = try objects[0][keyPath: box.keyPath as! KeyPath<Model, HasManyThrough<Target>>].resolve()
             let ownerValues = try objects.map { try parentKeyValue($0) }
             let wanted = Array(Set(ownerValues.compactMap { $0 }))
@@ -68,7 +68,7 @@ extension Query {
             var targets: [DatabaseValue: Target] = [:]
             if !wanted.isEmpty {
                 let join = resolved.join
-                let rows = try join.modelType.objects(where: join.columns[resolved.ownerSlot].name, in: wanted)
+                let rows = try join.modelType.objects(where: join.columns[resolved.ownerSlot].name, in: wanted, reusing: access)
                 var targetKeys = Set<DatabaseValue>()
                 for row in rows {
                     let owner = try row.columnValue(atSlot: resolved.ownerSlot, schema: join)
@@ -77,7 +77,7 @@ extension Query {
                     targetKeys.insert(target)
                 }
                 if !targetKeys.isEmpty {
-                    for target in try Query<Target>().where([resolved.targetKey.name: Array(targetKeys)]).all() {
+                    for target in try Query<Target>().where([resolved.targetKey.name: Array(targetKeys)]).all(reusing: access) {
                         targets[try target.columnValue(atSlot: resolved.targetKey.slot, schema: resolved.target)] = target
                     }
                 }
@@ -94,12 +94,12 @@ extension Query {
 
     /// The children of `owners` through the column at `slot` of `Child`, grouped by owner key,
     /// in the children's key order; with each owner's key.
-    static func loadChildren<Child: ActiveObject>(of owners: [Model], slot: Int, schema: ModelSchema,
-                                                  as _: Child.Type) throws -> ([(Model, DatabaseValue?)], [DatabaseValue: [Child]]) {
+    static func loadChildren<Child: ActiveObject>(of owners: [Model], slot: Int, schema: ModelSchema, as _: Child.Type,
+                                                  in access: Access) throws -> ([(Model, DatabaseValue?)], [DatabaseValue: [Child]]) {
         let values = try owners.map { ($0, try parentKeyValue($0)) }
         let wanted = Array(Set(values.compactMap(\.1)))
         let children = wanted.isEmpty ? []
-            : try Query<Child>().where([schema.columns[slot].name: wanted]).orderedByKeyIfUnordered.all()
+            : try Query<Child>().where([schema.columns[slot].name: wanted]).orderedByKeyIfUnordered.all(reusing: access)
         var byOwner: [DatabaseValue: [Child]] = [:]
         for child in children {
             byOwner[try child.columnValue(atSlot: slot, schema: schema), default: []].append(child)
@@ -120,9 +120,10 @@ extension Query {
         return copy
     }
 
-    func preload(_ objects: [Model]) throws {
+    /// Loads the relations of `including` for `objects`, with the access they were read with.
+    func preload(_ objects: [Model], in access: Access) throws {
         guard !objects.isEmpty else { return }
-        for preloader in preloaders { try preloader.load(objects) }
+        for preloader in preloaders { try preloader.load(objects, access) }
     }
 }
 
@@ -149,8 +150,8 @@ extension ActiveObject {
     /// The objects of this class — the dynamic one: a model chosen at run time — whose
     /// `column` is one of `values`. (A generic function called with an `ActiveObject.Type`
     /// value would be specialized for `ActiveObject` itself.)
-    class func objects(where column: String, in values: [DatabaseValue]) throws -> [ActiveObject] {
-        try Query<Self>().where([column: values]).all()
+    class func objects(where column: String, in values: [DatabaseValue], reusing access: Access) throws -> [ActiveObject] {
+        try Query<Self>().where([column: values]).all(reusing: access)
     }
 }
 

@@ -85,17 +85,20 @@ public struct HasManyThrough<Target: ActiveObject> {
         return try query.count()
     }
 
-    /// Async form of ``all()`` (always fresh objects).
+    /// Async form of ``all()``: related objects preloaded with `including(_:)` are returned
+    /// at once, with no SQL, exactly like the synchronous form.
     /// - Throws: as ``all()``.
-    nonisolated(nonsending) public func all() async throws -> sending [Target] {
+    nonisolated(nonsending) public func all() async throws -> [Target] {
+        if let preloaded = owner.preloadedRelations?[try resolve().preloadKey] as? [Target] { return preloaded }
         guard try parentKeyValue(owner) != nil else { return [] }
         let query = self.query.orderedByKeyIfUnordered
         return try await query.all()
     }
 
-    /// Async form of ``count()``.
+    /// Async form of ``count()`` (no SQL when preloaded).
     /// - Throws: as ``count()``.
     nonisolated(nonsending) public func count() async throws -> Int {
+        if let preloaded = owner.preloadedRelations?[try resolve().preloadKey] as? [Target] { return preloaded.count }
         guard try parentKeyValue(owner) != nil else { return 0 }
         let query = self.query
         return try await query.count()
@@ -162,7 +165,8 @@ public struct HasManyThrough<Target: ActiveObject> {
               let targetValue = try target.referencedKeyValue(schema: resolved.target),
               let database = joinType.resolvedDatabase else { return false }
         let join = resolved.join
-        let removed = try database.withWriter { connection -> Int in
+        let removed = try database.withAccess(.write) { access -> Int in
+            let connection = access.connection
             try connection.execute(
                 "DELETE FROM \(join.quotedTable) WHERE \(join.columns[resolved.ownerSlot].quotedName) = ? AND \(join.columns[resolved.targetSlot].quotedName) = ?",
                 [ownerValue, targetValue])

@@ -63,8 +63,8 @@ extension Query {
         let folds = exact && aggregate != nil && aggregate != .average
         let sql = "SELECT \(key ?? "NULL"), \(selected) FROM \(source)\(folds ? "" : groupBy)"
         let weighted = aggregate == .average && key != nil && value != nil
-        let rows: [AggregateRow] = try compiled.database.withReader { connection in
-            try connection.withStatement(sql, compiled.tailArguments) { statement in
+        let rows: [AggregateRow] = try compiled.database.withAccess(.read) { access in
+            try access.connection.withStatement(sql, compiled.tailArguments) { statement in
                 var rows: [AggregateRow] = []
                 while try statement.step() {
                     var weight: Int64 = 1

@@ -6,11 +6,26 @@ extension Query {
     ///   for a row that does not fit the model; ``DatabaseError`` from SQLite.
     public func all() throws -> [Model] {
         let compiled = try compile()
-        return try compiled.database.withReadScope { connection in
-            let objects = try fetch(compiled, on: connection)
-            try preload(objects)
-            return objects
+        // With relations to load, one read transaction spans the rows and their relations.
+        return try compiled.database.withAccess(preloaders.isEmpty ? .read : .snapshot) { access in
+            try all(compiled, in: access)
         }
+    }
+
+    /// Every matching object, read with `access`, and the relations of `including` too.
+    func all(_ compiled: Compiled, in access: Access) throws -> [Model] {
+        let objects = try fetch(compiled, on: access.connection)
+        try preload(objects, in: access)
+        return objects
+    }
+
+    /// Every matching object, read with `access` when it belongs to this query's database (eager
+    /// loading: the relations come from the snapshot their owners came from), else with an
+    /// access of its own.
+    func all(reusing access: Access) throws -> [Model] {
+        let compiled = try compile()
+        guard access.belongs(to: compiled.database) else { return try all() }
+        return try all(compiled, in: access)
     }
 
     /// Runs the compiled SELECT on `connection` and loads every row.
@@ -38,8 +53,8 @@ extension Query {
             : compiled.limitClause.isEmpty
                 ? "SELECT count(*) FROM \(table)\(compiled.whereClause)"
                 : "SELECT count(*) FROM (SELECT 1 FROM \(table)\(compiled.tail))"
-        return try compiled.database.withReader { connection in
-            guard case .integer(let count)? = try connection.scalarValue(sql, compiled.tailArguments) else { return 0 }
+        return try compiled.database.withAccess(.read) { access in
+            guard case .integer(let count)? = try access.connection.scalarValue(sql, compiled.tailArguments) else { return 0 }
             return Int(count)
         }
     }
@@ -56,8 +71,8 @@ extension Query {
         let sql = compiled.limitClause.isEmpty
             ? "SELECT count(\(counted)) FROM \(schema.quotedTable)\(compiled.whereClause)"
             : "SELECT count(\"_v\") FROM (\(compiled.selectKeyword) \(quoted) AS \"_v\" FROM \(schema.quotedTable)\(compiled.tail))"
-        return try compiled.database.withReader { connection in
-            guard case .integer(let count)? = try connection.scalarValue(sql, compiled.tailArguments) else { return 0 }
+        return try compiled.database.withAccess(.read) { access in
+            guard case .integer(let count)? = try access.connection.scalarValue(sql, compiled.tailArguments) else { return 0 }
             return Int(count)
         }
     }
@@ -79,8 +94,8 @@ extension Query {
     public func exists() throws -> Bool {
         let compiled = try compile()
         let sql = "SELECT EXISTS (SELECT 1 FROM \(compiled.schema.quotedTable)\(compiled.tail))"
-        return try compiled.database.withReader { connection in
-            try connection.scalarValue(sql, compiled.tailArguments) == .integer(1)
+        return try compiled.database.withAccess(.read) { access in
+            try access.connection.scalarValue(sql, compiled.tailArguments) == .integer(1)
         }
     }
 
@@ -102,9 +117,9 @@ extension Query {
             let list = keys.hasPrefix("(") ? String(keys.dropFirst().dropLast()) : keys
             sql = "DELETE FROM \(table) WHERE \(keys) IN (SELECT \(list) FROM \(table)\(compiled.tail))"
         }
-        return try compiled.database.withWriter { connection in
-            try connection.execute(sql, compiled.tailArguments)
-            return connection.lastChanges
+        return try compiled.database.withAccess(.write) { access in
+            try access.connection.execute(sql, compiled.tailArguments)
+            return access.connection.lastChanges
         }
     }
 
@@ -136,8 +151,8 @@ extension Query {
         // The rowid comes along for error messages, except where it would defeat DISTINCT.
         let idColumn = compiled.isDistinct ? "" : ", \(compiled.sql.idExpression)"
         let sql = "\(compiled.selectKeyword) \(schema.quotedColumn(slot: slot))\(idColumn) FROM \(schema.quotedTable)\(compiled.tail)"
-        return try compiled.database.withReader { connection in
-            try connection.withStatement(sql, compiled.tailArguments) { statement in
+        return try compiled.database.withAccess(.read) { access in
+            try access.connection.withStatement(sql, compiled.tailArguments) { statement in
                 var values: [V] = []
                 while try statement.step() {
                     let value = statement.value(at: 0)
@@ -169,8 +184,8 @@ extension Query {
     /// - Throws: what `body` throws; otherwise as ``all()-2jzog``.
     public func each(_ body: (Model) throws -> Void) throws {
         let compiled = try compile()
-        try compiled.database.withReader { connection in
-            try connection.withStatement(compiled.selectSQL, compiled.tailArguments) { statement in
+        try compiled.database.withAccess(.read) { access in
+            try access.connection.withStatement(compiled.selectSQL, compiled.tailArguments) { statement in
                 let loader = ObjectLoader(canonicalFor: compiled.schema, context: compiled.context)
                 guard !preloaders.isEmpty else {
                     while try statement.step() {
@@ -183,8 +198,9 @@ extension Query {
                     let batch = try loader.loadRows(from: statement, limit: Self.preloadBatchSize)
                         .unsafelyCast(to: Model.self)
                     more = batch.count == Self.preloadBatchSize
-                    // The relations come from the same snapshot as the rows.
-                    try compiled.database.scoped(connection) { try preload(batch) }
+                    // The relations come from the same snapshot as the rows: the same connection,
+                    // while the walk's statement keeps its read transaction open.
+                    try preload(batch, in: access)
                     for object in batch { try body(object) }
                 }
             }
@@ -196,7 +212,7 @@ extension Query {
     /// - Throws: as ``all()-2jzog``; ``DatabaseError`` `busy` when no reader became free in time.
     public func cursor() throws -> Cursor<Model> {
         let compiled = try compile()
-        let preload: (([Model]) throws -> Void)? = preloaders.isEmpty ? nil : { try self.preload($0) }
+        let preload: (([Model], Access) throws -> Void)? = preloaders.isEmpty ? nil : { try self.preload($0, in: $1) }
         return try Cursor(sql: compiled.selectSQL, arguments: compiled.tailArguments,
                           schema: compiled.schema, database: compiled.database, context: compiled.context,
                           preload: preload, batchSize: Self.preloadBatchSize)

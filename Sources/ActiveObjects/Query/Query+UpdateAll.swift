@@ -18,7 +18,8 @@ extension Query {
     @discardableResult
     public func updateAll(_ values: [String: Any?]) throws -> Int {
         let (sql, arguments, database) = try updateAllStatement(values)
-        return try database.withWriter { connection in
+        return try database.withAccess(.write) { access in
+            let connection = access.connection
             try connection.execute(sql, arguments)
             return connection.lastChanges
         }
@@ -30,7 +31,8 @@ extension Query {
     public func updateAll(_ values: [String: Any?]) async throws -> Int {
         let (sql, arguments, database) = try updateAllStatement(values)
         return try await database.perform(.writing) {
-            try database.withWriter { connection in
+            try database.withAccess(.write) { access in
+                let connection = access.connection
                 try connection.execute(sql, arguments)
                 return connection.lastChanges
             }

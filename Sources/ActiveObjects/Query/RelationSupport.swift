@@ -23,9 +23,10 @@ struct PreloadedParent {
     let parent: ActiveObject?
 }
 
-/// Loads related objects for a list of parents in a fixed number of queries (see `Query.including`).
+/// Loads related objects for a list of parents in a fixed number of queries (see
+/// `Query.including`), with the access the parents were read with (one snapshot for both).
 struct Preloader<Model: ActiveObject>: Sendable {
-    let load: @Sendable ([Model]) throws -> Void
+    let load: @Sendable ([Model], Access) throws -> Void
 }
 
 extension ActiveObject {

@@ -89,12 +89,17 @@ public struct BelongsTo<Parent: ActiveObject> {
         child.preloadedRelations?[key] = nil
     }
 
-    /// Async form of ``get()``: the key is read on the caller's actor, the parent fetched on a
-    /// reader thread (always a fresh object: preloaded parents serve the synchronous form).
+    /// Async form of ``get()``: the key is read on the caller's actor; a parent preloaded with
+    /// `including(_:)` is returned at once, with no SQL, exactly like the synchronous form;
+    /// otherwise the parent is fetched on a reader thread.
     /// - Throws: as ``get()``.
-    nonisolated(nonsending) public func get() async throws -> sending Parent? {
+    nonisolated(nonsending) public func get() async throws -> Parent? {
         let schema = try ModelSchema.of(childType)
-        let value = try child.columnValue(atSlot: try key(schema).slot, schema: schema)
+        let key = try key(schema)
+        let value = try child.columnValue(atSlot: key.slot, schema: schema)
+        if let preloaded = child.preloadedRelations?[key] as? PreloadedParent, preloaded.key == value {
+            return preloaded.parent as? Parent
+        }
         guard !value.isNull else { return nil }
         return try await Parent.requireDatabase().perform(.reading) { try Self.parent(for: value) }
     }
@@ -148,18 +153,23 @@ public struct HasMany<Child: ActiveObject> {
         return try query.count()
     }
 
-    /// Async form of ``all()``: the children are fetched on a reader thread (always fresh
-    /// objects: preloaded children serve the synchronous form).
+    /// Async form of ``all()``: children preloaded with `including(_:)` are returned at once,
+    /// with no SQL, exactly like the synchronous form; otherwise they are fetched on a reader
+    /// thread.
     /// - Throws: as ``all()``.
-    nonisolated(nonsending) public func all() async throws -> sending [Child] {
+    nonisolated(nonsending) public func all() async throws -> [Child] {
+        let (key, _) = try key()
+        if let preloaded = parent.preloadedRelations?[key] as? [Child] { return preloaded }
         guard try parentKeyValue(parent) != nil else { return [] }
         let query = self.query.orderedByKeyIfUnordered
         return try await query.all()
     }
 
-    /// Async form of ``count()``.
+    /// Async form of ``count()`` (no SQL when preloaded).
     /// - Throws: as ``count()``.
     nonisolated(nonsending) public func count() async throws -> Int {
+        let (key, _) = try key()
+        if let preloaded = parent.preloadedRelations?[key] as? [Child] { return preloaded.count }
         guard try parentKeyValue(parent) != nil else { return 0 }
         let query = self.query
         return try await query.count()
@@ -219,9 +229,12 @@ public struct HasOne<Child: ActiveObject> {
             .orderedByKeyIfUnordered.limit(1).all().first
     }
 
-    /// Async form of ``get()`` (always a fresh object).
+    /// Async form of ``get()``: a child preloaded with `including(_:)` is returned at once,
+    /// with no SQL, exactly like the synchronous form.
     /// - Throws: as ``get()``.
-    nonisolated(nonsending) public func get() async throws -> sending Child? {
+    nonisolated(nonsending) public func get() async throws -> Child? {
+        let key = try key(ModelSchema.of(Child.self))
+        if let preloaded = parent.preloadedRelations?[key] { return preloaded as? Child }
         guard try parentKeyValue(parent) != nil else { return nil }
         let query = Query<Child>().adding(childrenFilter(of: parent, through: foreignKey, in: Child.self))
             .orderedByKeyIfUnordered.limit(1)

@@ -11,7 +11,7 @@ import CSQLite
 ///
 /// Uses: live queries observe the tables an observed fetch read and are told the tables a
 /// commit wrote; raw `BEGIN`/`COMMIT` inside ``Database/transaction(_:)`` are refused before
-/// they run; `rows`/`scalar` send statements that write to the writer connection.
+/// they run; `rows`/`scalar` run a statement on a reader only when ``mayRunOnReader(_:)``.
 final class StatementInfo: Sendable {
     /// Tables (and views) the statement reads, lowercased.
     let readTables: Set<String>
@@ -25,18 +25,64 @@ final class StatementInfo: Sendable {
     let changesSchema: Bool
     /// True for `ATTACH` and `CREATE TEMP …`: state only the connection that runs it sees.
     let createsConnectionState: Bool
+    /// True when what the statement returns or does depends on the connection that runs it:
+    /// it calls `last_insert_rowid()`, `changes()` or `total_changes()`, or runs a `PRAGMA`
+    /// other than those that only read the database file (``fileReadingPragmas``).
+    let readsConnectionState: Bool
 
     init(readTables: Set<String>, writtenTables: Set<String>, transactionControl: TransactionControl?,
-         changesSchema: Bool, createsConnectionState: Bool = false) {
+         changesSchema: Bool, createsConnectionState: Bool = false, readsConnectionState: Bool = false) {
         self.readTables = readTables
         self.writtenTables = writtenTables
         self.transactionControl = transactionControl
         self.changesSchema = changesSchema
         self.createsConnectionState = createsConnectionState
+        self.readsConnectionState = readsConnectionState
     }
 
     /// True when the statement may change the database.
     var writes: Bool { !writtenTables.isEmpty }
+
+    /// Whether `statement` (compiled with this info) may run on a reader connection: it
+    /// writes nothing (SQLite's `sqlite3_stmt_readonly` agrees), controls no transaction, and
+    /// reads no connection state. Anything else runs on the writer, as it would with one
+    /// connection (a `PRAGMA` that sets a value is read-only for SQLite, yet sets it only on
+    /// the connection that runs it).
+    func mayRunOnReader(_ statement: Statement) -> Bool {
+        !writes && transactionControl == nil && !readsConnectionState && statement.isReadOnly
+    }
+
+    /// Whether `statement` writes or controls transactions (refused inside `db.read`), rather
+    /// than only needing the writer's connection state.
+    func writesOrControlsTransactions(_ statement: Statement) -> Bool {
+        writes || transactionControl != nil || !statement.isReadOnly
+    }
+
+    /// The pragmas that only read the database file (its schema, header or pages), the same
+    /// on every connection: they may run on a reader. Those listed in
+    /// ``pragmasNamingAnObject`` take a table or index name as argument; the others run on a
+    /// reader only without an argument (with one, they set a value).
+    static let fileReadingPragmas: Set<String> = [
+        "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
+        "foreign_key_list", "foreign_key_check", "integrity_check", "quick_check",
+        "schema_version", "user_version", "application_id", "page_count", "freelist_count",
+        "page_size", "encoding", "collation_list", "function_list", "module_list", "pragma_list",
+        "compile_options",
+    ]
+    static let pragmasNamingAnObject: Set<String> = [
+        "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
+        "foreign_key_list", "foreign_key_check", "integrity_check", "quick_check",
+    ]
+
+    /// Whether running `PRAGMA name(argument)` reads or sets connection state.
+    static func pragmaReadsConnectionState(_ name: String, argument: String?) -> Bool {
+        let name = name.lowercased()
+        guard fileReadingPragmas.contains(name) else { return true }
+        return argument != nil && !pragmasNamingAnObject.contains(name)
+    }
+
+    /// The SQL functions whose result is the state of the connection that runs them.
+    static let connectionStateFunctions: Set<String> = ["last_insert_rowid", "changes", "total_changes"]
 }
 
 /// A transaction statement, as SQLite's authorizer reports it.
@@ -52,10 +98,12 @@ final class StatementInfoCollector {
     private var transactionControl: TransactionControl?
     private var changesSchema = false
     private var createsConnectionState = false
+    private var readsConnectionState = false
 
     func build() -> StatementInfo {
         StatementInfo(readTables: readTables, writtenTables: writtenTables, transactionControl: transactionControl,
-                      changesSchema: changesSchema, createsConnectionState: createsConnectionState)
+                      changesSchema: changesSchema, createsConnectionState: createsConnectionState,
+                      readsConnectionState: readsConnectionState)
     }
 
     /// Records one authorizer report (action codes: <https://www.sqlite.org/c3ref/c_alter_table.html>).
@@ -89,6 +137,16 @@ final class StatementInfoCollector {
             // The second argument is the table the index or trigger belongs to.
             changesSchema = true
             if let second { writtenTables.insert(second.lowercased()) }
+        case SQLITE_PRAGMA:
+            // The first argument is the pragma's name, the second its argument (or nil).
+            if let first, StatementInfo.pragmaReadsConnectionState(first, argument: second) {
+                readsConnectionState = true
+            }
+        case SQLITE_FUNCTION:
+            // The second argument is the function's name.
+            if let second, StatementInfo.connectionStateFunctions.contains(second.lowercased()) {
+                readsConnectionState = true
+            }
         case SQLITE_TRANSACTION:
             switch first?.uppercased() {
             case "BEGIN": transactionControl = .begin
@@ -108,30 +166,4 @@ final class StatementInfoCollector {
             break
         }
     }
-}
-
-/// The authorizer installed on every connection: forwards reports to the connection's
-/// collector while one of our prepares runs, and allows everything.
-///
-/// SQLite also calls it when it re-compiles a statement by itself: `sqlite3_step` of a
-/// statement compiled before a schema change (by this connection, another one, or another
-/// process: a trigger added, a view redefined) compiles it again first. No collector is set
-/// then; the call is counted in ``Connection/automaticRecompiles``, which tells
-/// ``Connection/withStatement(_:binding:_:)`` to compare the schema cookies with those the
-/// statement's ``StatementInfo`` was learned under: when they differ, the statement may now
-/// read and write other tables, and it learns them again. (SQLite also re-compiles for reasons
-/// other than a schema change — a bound `LIKE` pattern, a table-valued pragma compiling its own
-/// SQL — which the cookies tell apart.)
-let statementAuthorizer: @convention(c) (
-    UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
-    UnsafePointer<CChar>?, UnsafePointer<CChar>?
-) -> Int32 = { context, action, first, second, _, _ in
-    guard let context else { return SQLITE_OK }
-    let connection = Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue()
-    if let collector = connection.infoCollector {
-        collector.record(action: action, first.map { String(cString: $0) }, second.map { String(cString: $0) })
-    } else {
-        connection.automaticRecompiles &+= 1
-    }
-    return SQLITE_OK
 }

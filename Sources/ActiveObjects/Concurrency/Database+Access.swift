@@ -1,0 +1,324 @@
+// Which connection a call runs on: decided here, once per call, at the public boundary.
+// ARCHITECTURE.md states these rules with their reasons; keep the two in step.
+
+extension Database {
+    /// Runs `body` with the connection a call that needs `need` uses.
+    ///
+    /// 1. **Inside an open scope of this database on this thread** — a `transaction` body, a
+    ///    write in progress, a transaction begun with raw `BEGIN`, a `read` block, a snapshot
+    ///    fetch — the call joins the innermost one: reads use its connection (its transaction or
+    ///    snapshot); a write joins a scope on the writer, is refused in a `read` block, and takes
+    ///    the writer when the scope is a reader's snapshot.
+    /// 2. **Otherwise**: `.read` leases a reader for the call; `.snapshot` and `.readBlock`
+    ///    lease a reader and open a read transaction around `body`; `.write` and `.writerRead`
+    ///    take the writer. When one connection serves everything (in memory,
+    ///    `maximumReaderCount = 0`, a rollback journal), the writer serves every need.
+    ///
+    /// An access on the writer is a scope while `body` runs, so that everything `body` calls on
+    /// this thread (hooks, nested saves, a transaction's body) joins it instead of waiting for
+    /// the writer its own thread holds. A leased reader is not (its statements are the
+    /// library's own; a hook reading meanwhile leases another).
+    ///
+    /// - Throws: ``ActiveObjectError/misuse(_:)`` for a write inside `read`;
+    ///   ``ActiveObjectError/databaseClosed``; ``DatabaseError`` `busy` when no reader became
+    ///   free, or the writer stayed held, longer than the busy timeout.
+    @inline(__always)
+    func withAccess<T>(_ need: AccessNeed, _ body: (Access) throws -> T) throws -> T {
+        let thread = ThreadState.current
+        if let scope = thread.innermostScope(of: self) {
+            return try join(scope, need, thread, body)
+        }
+        switch need {
+        case .read:
+            guard let readers else { return try onWriter(thread, body) }
+            return try onLeasedReader(readers, thread, body)
+        case .snapshot:
+            return try inReadTransaction(.snapshot, thread, body)
+        case .readBlock:
+            return try inReadTransaction(.readBlock, thread, body)
+        case .write, .writerRead:
+            return try onWriter(thread, body)
+        }
+    }
+
+    /// Rule 1: a call made inside an open scope of this thread.
+    private func join<T>(_ scope: Scope, _ need: AccessNeed, _ thread: ThreadState,
+                         _ body: (Access) throws -> T) throws -> T {
+        switch need {
+        case .read, .snapshot:
+            return try use(scope.access, body)
+        case .readBlock:
+            if scope.kind == .readBlock { return try use(scope.access, body) }
+            // Inside a transaction (or a snapshot fetch): the block reads what the enclosing
+            // scope reads, and refuses writes.
+            thread.push(Scope(access: scope.access, kind: .readBlock))
+            defer { thread.pop() }
+            return try use(scope.access, body)
+        case .write:
+            if scope.kind == .readBlock {
+                throw ActiveObjectError.misuse("a write inside db.read { }: reads only there; use db.transaction { } to write")
+            }
+            guard scope.access.role == .writer else { return try onWriter(thread, body) }
+            return try useWriterScope(scope, thread, body)
+        case .writerRead:
+            guard scope.access.role == .writer else { return try onWriter(thread, body) }
+            return try useWriterScope(scope, thread, body)
+        }
+    }
+
+    /// Runs `body` on an access this thread already holds (a scope's).
+    @inline(__always)
+    private func use<T>(_ access: Access, _ body: (Access) throws -> T) throws -> T {
+        let connection = access.connection
+        connection.lock.lock()
+        defer { connection.lock.unlock() }
+        // A scope in progress when close() ran (a read block, a walk): its next call fails.
+        guard connection.sqliteConnection != nil, !isClosed else { throw ActiveObjectError.databaseClosed }
+        return try body(access)
+    }
+
+    /// Runs `body` on the writer scope this thread holds, keeping the facts of its writes; a
+    /// statement that ends a transaction begun with raw SQL gives the writer back.
+    private func useWriterScope<T>(_ scope: Scope, _ thread: ThreadState, _ body: (Access) throws -> T) throws -> T {
+        let connection = scope.access.connection
+        let writes = connection.writeCount
+        defer {
+            if connection.writeCount != writes { recordWrite(on: connection, thread) }
+            if scope.kind == .pinnedWriter { endPinIfCommitted(thread) }
+        }
+        return try use(scope.access, body)
+    }
+
+    /// Rule 2, reads: a reader leased for the call.
+    @inline(__always)
+    private func onLeasedReader<T>(_ readers: ReaderPool, _ thread: ThreadState,
+                                   _ body: (Access) throws -> T) throws -> T {
+        let connection = try readers.lease(for: thread, timeout: options.busyTimeoutNanoseconds)
+        defer { readers.giveBack(connection) }
+        connection.lock.lock()
+        defer { connection.lock.unlock() }
+        guard connection.sqliteConnection != nil else { throw ActiveObjectError.databaseClosed }
+        do {
+            return try body(Access(database: self, connection: connection, role: .reader))
+        } catch let error as DatabaseError where error.resultCode == .interrupt && readers.isShutDown {
+            // close() interrupted this read (a walk whose body was running).
+            throw ActiveObjectError.databaseClosed
+        }
+    }
+
+    /// Rule 2, snapshots: one read transaction around `body`, on a leased reader (on the
+    /// writer when one connection serves everything), as a scope of `kind`.
+    private func inReadTransaction<T>(_ kind: Scope.Kind, _ thread: ThreadState,
+                                      _ body: (Access) throws -> T) throws -> T {
+        func run(_ access: Access) throws -> T {
+            let connection = access.connection
+            // One snapshot for every read: a deferred transaction, unless one is open already.
+            let opens = connection.isAutocommit
+            if opens { try connection.execute("BEGIN DEFERRED") }
+            thread.push(Scope(access: access, kind: kind, opensReadTransaction: opens))
+            let result: T
+            do {
+                result = try body(access)
+            } catch {
+                thread.pop()
+                if opens && connection.sqliteConnection != nil && !connection.isAutocommit {
+                    try? connection.execute("ROLLBACK")
+                }
+                throw error
+            }
+            // The scope's cursors close first: they read the snapshot that ends here.
+            thread.pop()
+            if opens && !connection.isAutocommit { try connection.execute("COMMIT") }
+            return result
+        }
+        guard let readers else { return try onWriter(thread, run) }
+        return try onLeasedReader(readers, thread, run)
+    }
+
+    /// Rule 2, writes: the writer, taken for the call (waiting at most the busy timeout for
+    /// another thread's transaction). While `body` runs it is a scope of this thread; a raw
+    /// `BEGIN` that leaves a transaction open keeps it for the thread afterwards (a pinned
+    /// scope), until a later statement of the thread ends that transaction.
+    private func onWriter<T>(_ thread: ThreadState, _ body: (Access) throws -> T) throws -> T {
+        guard !isClosed else { throw ActiveObjectError.databaseClosed }
+        try writerGate.acquire(timeout: options.busyTimeoutNanoseconds)
+        return try onAcquiredWriter(thread, body)
+    }
+
+    /// ``onWriter(_:_:)`` once the gate is taken: gives it back when `body` returns (unless a
+    /// raw `BEGIN` pinned it to the thread).
+    private func onAcquiredWriter<T>(_ thread: ThreadState, _ body: (Access) throws -> T) throws -> T {
+        let connection = writer
+        var keepsGate = false
+        connection.lock.lock()
+        defer {
+            connection.lock.unlock()
+            if !keepsGate { writerGate.release() }
+        }
+        guard connection.sqliteConnection != nil else { throw ActiveObjectError.databaseClosed }
+        let access = Access(database: self, connection: connection, role: .writer)
+        // `last_insert_rowid()` answers for this thread, as with a connection of its own.
+        connection.lastInsertRowID = thread.lastInsertedRowID(in: identity)
+        let writes = connection.writeCount
+        thread.push(Scope(access: access, kind: .writer))
+        defer {
+            thread.pop()
+            if connection.writeCount != writes { recordWrite(on: connection, thread) }
+            if connection.sqliteConnection != nil && !connection.isAutocommit && connection.transactionDepth == 0 {
+                thread.push(Scope(access: access, kind: .pinnedWriter))
+                keepsGate = true
+            }
+        }
+        return try body(access)
+    }
+
+    /// Keeps what the thread's last write did, for ``changes`` and ``lastInsertedRowID``.
+    private func recordWrite(on connection: Connection, _ thread: ThreadState) {
+        thread.recordWrite(in: identity, changes: connection.lastChanges, lastInsertedRowID: connection.lastInsertRowID)
+    }
+
+    /// Gives the writer back when the transaction a raw `BEGIN` left open (the thread's
+    /// innermost scope) has ended.
+    private func endPinIfCommitted(_ thread: ThreadState) {
+        guard let scope = thread.scopes.last, scope.kind == .pinnedWriter, scope.access.database === self,
+              writer.lock.withLock({ writer.isAutocommit }) else { return }
+        thread.pop()
+        writerGate.release()
+    }
+
+    // MARK: Raw statements
+
+    /// Runs one raw statement where its state is: on a reader only when it is read-only and
+    /// reads no connection state (``StatementInfo/mayRunOnReader``); otherwise on the writer,
+    /// exactly as it would run with one connection. Inside a scope, on the scope's connection
+    /// when that can run it.
+    ///
+    /// - Throws: ``ActiveObjectError/misuse(_:)`` for a write inside `read`, and for transaction
+    ///   statements that would break `transaction` (see ``checkRawStatement(_:on:)``); the
+    ///   errors of ``withAccess(_:_:)`` and of compiling the statement.
+    func withRawStatement<T>(_ sql: String, _ body: (Access, Statement) throws -> T) throws -> T {
+        var result: T?
+        var needsWriter = AccessNeed.read
+        try withAccess(.read) { access in
+            let statement: Statement
+            do {
+                statement = try access.connection.cachedStatement(sql)
+            } catch let error as DatabaseError where access.role == .reader && needsWriterState(error) {
+                // It names a TEMP object or an attached database, which only the writer has
+                // (the reader could not compile it: nothing ran).
+                needsWriter = .writerRead
+                return
+            }
+            if access.role == .reader && !statement.info.mayRunOnReader(statement) {
+                needsWriter = statement.info.writesOrControlsTransactions(statement) ? .write : .writerRead
+                return
+            }
+            result = try runRaw(statement, access, body)
+        }
+        if let result { return result }
+        return try withAccess(needsWriter) { access in
+            try runRaw(try access.connection.cachedStatement(sql), access, body)
+        }
+    }
+
+    private func runRaw<T>(_ statement: Statement, _ access: Access, _ body: (Access, Statement) throws -> T) throws -> T {
+        if access.role == .writer { try checkRawStatement(statement, on: access.connection) }
+        defer { if statement.info.createsConnectionState { writerHoldsConnectionState.set() } }
+        return try body(access, statement)
+    }
+
+    /// Whether `error` is a reader's failure to compile a statement that names something only
+    /// the writer has (a `TEMP` table, an attached database), once raw SQL created such state.
+    private func needsWriterState(_ error: DatabaseError) -> Bool {
+        guard writerHoldsConnectionState.isSet, error.resultCode == .error else { return false }
+        return error.message.hasPrefix("no such table") || error.message.hasPrefix("no such view")
+            || error.message.hasPrefix("unknown database")
+    }
+
+    /// Refuses raw transaction statements that would break ``transaction(_:)-8sgwh``: `BEGIN`,
+    /// `COMMIT` and `ROLLBACK` inside it, savepoints under the library's reserved names,
+    /// `RELEASE`/`ROLLBACK TO` of a savepoint opened outside the body, and a raw `BEGIN` from
+    /// an async call (its thread is not the caller's).
+    func checkRawStatement(_ statement: Statement, on connection: Connection) throws {
+        guard let control = statement.info.transactionControl else { return }
+        if connection.transactionDepth > 0 {
+            switch control {
+            case .begin, .commit, .rollback:
+                throw ActiveObjectError.misuse(
+                    "`\(statement.sql)` inside db.transaction { }: the transaction commits when its body returns and rolls back when it throws")
+            case .savepoint(let name), .release(let name), .rollbackTo(let name):
+                if name.lowercased().hasPrefix(Self.savepointPrefix) {
+                    throw ActiveObjectError.misuse("savepoint names starting with \(Self.savepointPrefix) are reserved for db.transaction")
+                }
+                if !connection.mayRunInTransactionBody(control) {
+                    throw ActiveObjectError.misuse(
+                        "`\(statement.sql)` inside db.transaction { } names a savepoint the transaction's body did not open: it would end or undo the transaction behind its back")
+                }
+            }
+        }
+        if control == .begin && ThreadState.current.isRunningAsyncJob {
+            throw ActiveObjectError.misuse(
+                "a raw BEGIN from an async call cannot keep its transaction: use `try await db.transaction { … }`")
+        }
+    }
+
+    // MARK: Lookups on the way to a write
+
+    /// Runs a short read (a table-layout lookup) on a connection free right now — a reader,
+    /// else the writer — and only then waits for a reader: such lookups run on the way to a
+    /// write, which must not wait for a reader that a long walk holds. Inside a scope, on the
+    /// scope's connection.
+    func withAnyFreeConnection<T>(_ body: (Access) throws -> T) throws -> T {
+        let thread = ThreadState.current
+        if thread.innermostScope(of: self) == nil, let readers {
+            if let connection = readers.tryLease(for: thread) {
+                defer { readers.giveBack(connection) }
+                connection.lock.lock()
+                defer { connection.lock.unlock() }
+                guard connection.sqliteConnection != nil else { throw ActiveObjectError.databaseClosed }
+                return try body(Access(database: self, connection: connection, role: .reader))
+            }
+            if !isClosed && writerGate.tryAcquire() { return try onAcquiredWriter(thread, body) }
+        }
+        return try withAccess(.read, body)
+    }
+}
+
+// MARK: Cursors
+
+/// Where a cursor reads: decided when it is opened (a cursor outlives the call that opens it),
+/// by ``Database/placeCursor(_:)``.
+enum CursorPlacement {
+    /// The connection of the opening thread's reader scope (a `read` block, a snapshot fetch):
+    /// the cursor reads that snapshot, on that thread only, and closes when the scope ends.
+    case borrowed(Access, thread: ObjectIdentifier)
+    /// A reader leased for the cursor's lifetime: its statement keeps a read transaction (one
+    /// snapshot) open until the cursor ends.
+    case leased(Access)
+    /// The writer, taken for each step: a cursor opened inside a transaction (it reads the
+    /// transaction's writes), or when one connection serves everything.
+    case writer
+}
+
+extension Database {
+    /// Decides where `cursor` reads (see ``CursorPlacement``), leasing or binding what it needs.
+    /// - Throws: ``ActiveObjectError/databaseClosed``; ``DatabaseError`` `busy` when no reader
+    ///   became free within the busy timeout.
+    func placeCursor(_ cursor: any ScopeBoundCursor) throws -> CursorPlacement {
+        guard !isClosed else { throw ActiveObjectError.databaseClosed }
+        let thread = ThreadState.current
+        if let scope = thread.innermostScope(of: self), let depth = thread.depthOfInnermostScope(of: self) {
+            guard scope.access.role == .reader else { return .writer }
+            thread.bind(cursor, toScopeAt: depth)
+            return .borrowed(scope.access, thread: thread.identity)
+        }
+        guard let readers else { return .writer }
+        let connection = try readers.lease(for: thread, timeout: options.busyTimeoutNanoseconds)
+        return .leased(Access(database: self, connection: connection, role: .reader))
+    }
+
+    /// Gives back what ``placeCursor(_:)`` leased (from any thread).
+    func releaseCursorPlacement(_ placement: CursorPlacement) {
+        if case .leased(let access) = placement { readers?.giveBack(access.connection) }
+    }
+}

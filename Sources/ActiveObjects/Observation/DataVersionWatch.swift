@@ -1,0 +1,29 @@
+import Foundation
+
+/// The change monitor's view of the writer's `PRAGMA data_version`, which changes only when
+/// another connection or process commits: the value seen at the last look, compared with the
+/// next. Looks are made by the monitor's thread and by threads giving the writer back, always
+/// while holding the writer, so they are recorded in the order they were made.
+final class DataVersionWatch: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `last` is guarded by `lock`; `onChange` is immutable.
+    private let lock = NSLock()
+    private var last: Int64?
+    /// Called when another connection committed (a look found a new version).
+    let onChange: @Sendable () -> Void
+
+    init(onChange: @escaping @Sendable () -> Void) { self.onChange = onChange }
+
+    /// Records the version a look found: true when it differs from the previous look's.
+    ///
+    /// The first look is a change too: it may come after another connection's commit that
+    /// the observations' first fetches did not see (the monitor's thread starts late on a
+    /// busy machine, or the writer is held and its holder looks only when it gives it back),
+    /// and a baseline taken after that commit would hide it for good. Reporting it costs one
+    /// fetch per observation when the monitor starts, which emits only if the result changed.
+    func record(_ version: Int64) -> Bool {
+        lock.withLock {
+            defer { last = version }
+            return last.map { $0 != version } ?? true
+        }
+    }
+}
