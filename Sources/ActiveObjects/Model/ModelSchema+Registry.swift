@@ -113,8 +113,11 @@ extension ModelSchema {
             if let schema = schemas[key] { return schema }
             if let failure = failures[key] { throw failure }
             switch result {
-            case .success(let schema): schemas[key] = schema
-            case .failure(let error): failures[key] = error
+            case .success(let schema):
+                schemas[key] = schema
+                ModelTables.register(schema.tableName, model: schema.modelName)
+            case .failure(let error):
+                failures[key] = error
             }
             return try result.get()
         }

@@ -110,13 +110,53 @@ public struct DatabaseError: Error, CustomStringConvertible, LocalizedError, Sen
         self.init(extendedResultCode: ResultCode(rawValue: chosen), message: text, sql: sql)
     }
 
-    /// A readable summary: code, message and SQL (never the bound values).
+    /// A readable summary: code, message and SQL (never the bound values), and the remedy
+    /// when there is an obvious one (a model's table or column that was never created:
+    /// `no such table: book` → call `Book.createTable()`).
     public var description: String {
         var text = "SQLite error \(extendedResultCode.rawValue): \(message)"
         if let sql { text += " — while executing `\(sql)`" }
+        if let remedy { text += ". \(remedy)" }
         return text
+    }
+
+    /// What to do about this error, when it is obvious: the table of a model that was never
+    /// created, or a column a model declares that its table lacks.
+    public var remedy: String? {
+        guard resultCode == .error else { return nil }
+        let table: String
+        if message.hasPrefix("no such table: ") {
+            table = String(message.dropFirst("no such table: ".count))
+        } else if message.hasPrefix("table "), let range = message.range(of: " has no column named ") {
+            table = String(message[message.index(message.startIndex, offsetBy: 6)..<range.lowerBound])
+        } else {
+            return nil
+        }
+        // "main.book" names the schema too.
+        let bare = table.split(separator: ".").last.map(String.init) ?? table
+        guard let model = ModelTables.model(forTable: bare) else { return nil }
+        return message.hasPrefix("no such table")
+            ? "\(model)'s table does not exist in this database: call \(model).createTable() (or run the migration that creates it) before using \(model)"
+            : "\(model) declares a column its table lacks: call \(model).createTable(), which adds missing columns (or run the migration that adds it)"
     }
 
     /// The same text as ``description``, for `localizedDescription` and Apple's UI frameworks.
     public var errorDescription: String? { description }
+}
+
+/// Which model class maps which table (lowercased), as the models' schemas are built: lets a
+/// ``DatabaseError`` name the model whose table or column is missing, and the call that
+/// creates it. Filled by the Model layer; the SQLite layer only reads it.
+enum ModelTables {
+    private static let owners = LockedValue<[String: String]>([:])
+
+    /// Records that `model` maps `table`.
+    static func register(_ table: String, model: String) {
+        owners.withLock { $0[table.lowercased()] = model }
+    }
+
+    /// The model that maps `table`, if one was used in this process.
+    static func model(forTable table: String) -> String? {
+        owners.withLock { $0[table.lowercased()] }
+    }
 }

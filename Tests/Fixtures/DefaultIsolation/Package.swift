@@ -1,7 +1,8 @@
 // swift-tools-version: 6.2
 // Models declared in a module whose default isolation is the main actor (Swift 6.2's
-// `-default-isolation MainActor`, Xcode's "Default Actor Isolation" = MainActor) compile, can
-// override every hook and class setting, and work.
+// `-default-isolation MainActor`, Xcode's "Default Actor Isolation" = MainActor) as plain
+// `final class Note: ActiveObject { … }` compile, override every hook and class setting, and
+// work from the main actor and from other tasks.
 //
 // Built and run by .ci/check-default-isolation, which copies this folder next to a link named
 // ActiveObjects pointing at the repository (so the path below resolves there).
