@@ -19,7 +19,7 @@ import Testing
 
     static var scriptPath: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/record-store.sql").path
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/record-store.sql").path
     }
 
     /// Runs record-store.sql, one statement at a time (it has no `;` but between statements).
