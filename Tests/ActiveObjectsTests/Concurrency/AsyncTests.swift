@@ -2,18 +2,6 @@ import Foundation
 import Testing
 @testable import ActiveObjects
 
-final class AsyncNote: ModelTestRecord {
-    @Column var title = ""
-    @Column var rank = 0
-    @Column var done = false
-
-    var hooksRan: [String] = []
-    override func willSave() throws { hooksRan.append("willSave") }
-    override func didSave() { hooksRan.append("didSave") }
-    override func willDelete() throws { hooksRan.append("willDelete") }
-    override func didDelete() { hooksRan.append("didDelete") }
-}
-
 /// A screen as an app writes it: main-actor state, async calls into the library.
 @MainActor final class AsyncNotesScreen {
     var notes: [AsyncNote] = []
@@ -27,46 +15,6 @@ final class AsyncNote: ModelTestRecord {
         try await note.save()
         notes.append(note)
         return note
-    }
-}
-
-/// Runs `body` with a fresh WAL file database for the test models (task-local, so the async
-/// calls below find it on the library's threads through the job's database).
-nonisolated(nonsending) func withAsyncModelDB<T>(_ body: nonisolated(nonsending) (Database) async throws -> T) async throws -> T {
-    let folder = try TemporaryDirectory()
-    let db = try Database(path: folder.path("async.sqlite"))
-    defer { try? db.close() }
-    return try await ModelTestDB.$current.withValue(db) {
-        try AsyncNote.createTable()
-        return try await body(db)
-    }
-}
-
-/// Waits for `semaphore` without blocking a thread of the cooperative pool (it polls), and
-/// fails the test when it is not signalled within `seconds`. Be generous: the signalling task
-/// may itself wait for a pool thread while the suites running beside it hold both.
-func waitForSignal(_ semaphore: DispatchSemaphore, seconds: Double) async throws {
-    let deadline = Date().addingTimeInterval(seconds)
-    while semaphore.wait(timeout: .now()) != .success {
-        guard Date() < deadline else { throw TestFailure(message: "not signalled within \(seconds) s") }
-        try await Task.sleep(nanoseconds: 1_000_000)
-    }
-}
-
-/// Fails the test (instead of hanging CI) when `body` takes longer than `seconds`.
-func withTimeout<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
-            return nil
-        }
-        guard let first = try await group.next(), let value = first else {
-            group.cancelAll()
-            throw TestFailure(message: "timed out after \(seconds) s")
-        }
-        group.cancelAll()
-        return value
     }
 }
 
@@ -285,4 +233,115 @@ func withTimeout<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () 
             #expect(error.isDatabaseClosed)
         }
     }
+
+    // MARK: Async writes in flight
+
+    /// Holds the writer of `db` from another thread (a transaction left open) until the
+    /// returned closure is called, so that an async write stays in flight meanwhile.
+    static func holdWriter(of db: Database) -> @Sendable () -> Void {
+        let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        Thread {
+            try? db.transaction {
+                started.signal()
+                _ = release.wait(timeout: .now() + 30)
+            }
+        }.start()
+        _ = started.wait(timeout: .now() + 30)
+        return { release.signal() }
+    }
+
+    /// Waits (bounded) until `object` has an async write planned and awaiting the writer.
+    @MainActor static func waitUntilInFlight(_ object: ActiveObject) async throws {
+        let deadline = Date(timeIntervalSinceNow: 20)
+        while !object.asyncWriteInFlight && Date() < deadline { try await Task.sleep(nanoseconds: 1_000_000) }
+        try #require(object.asyncWriteInFlight, "the async write never started")
+    }
+
+    @MainActor @Test func anEditMadeWhileAnAsyncSaveAwaitsStaysAChange() async throws {
+        try await withAsyncModelDB { db in
+            let note = AsyncNote()
+            note.title = "a"
+            try await note.save()
+            note.title = "b"
+            let release = Self.holdWriter(of: db)
+            let save = Task { @MainActor in try await note.save() }
+            try await Self.waitUntilInFlight(note)
+            note.title = "c"            // typed while "b" is being written
+            release()
+            try await save.value
+            let stored: String? = try await db.scalar("SELECT title FROM async_note")
+            #expect(stored == "b")
+            #expect(note.hasChanges && note.changedColumns == ["title"])
+            try await note.save()
+            let after: String? = try await db.scalar("SELECT title FROM async_note")
+            #expect(after == "c")
+            #expect(!note.hasChanges)
+        }
+    }
+
+    @MainActor @Test func anEditMadeWhileAsyncInsertAllAwaitsStaysAChange() async throws {
+        try await withAsyncModelDB { db in
+            let notes = (0..<3).map { index -> AsyncNote in
+                let note = AsyncNote()
+                note.title = "first \(index)"
+                return note
+            }
+            let release = Self.holdWriter(of: db)
+            let insert = Task { @MainActor in try await AsyncNote.insertAll(notes) }
+            try await Self.waitUntilInFlight(notes[1])
+            notes[1].title = "edited"
+            release()
+            try await insert.value
+            #expect(notes.allSatisfy { $0.id != nil })
+            #expect(!notes[0].hasChanges && notes[1].changedColumns == ["title"] && !notes[2].hasChanges)
+            try await notes[1].save()
+            let titles: [String] = try await db.rows("SELECT title FROM async_note ORDER BY id").map { try $0[0] }
+            #expect(titles == ["first 0", "edited", "first 2"])
+        }
+    }
+
+    @MainActor @Test func twoOverlappingAsyncSavesOfANewObjectInsertOneRow() async throws {
+        try await withAsyncModelDB { db in
+            let note = AsyncNote()
+            note.title = "draft"
+            let first = Task { @MainActor in try await note.save() }
+            let second = Task { @MainActor in try await note.save() }   // a double tap on Save
+            try await first.value
+            try await second.value
+            let rows: Int? = try await db.scalar("SELECT count(*) FROM async_note")
+            #expect(rows == 1)
+            #expect(note.id == 1 && !note.hasChanges)
+            // A delete queued behind a save waits for it, then deletes the row it inserted.
+            let other = AsyncNote()
+            other.title = "short-lived"
+            let saving = Task { @MainActor in try await other.save() }
+            let deleting = Task { @MainActor in try await other.delete() }
+            try await saving.value
+            #expect(try await deleting.value)
+            let left: Int? = try await db.scalar("SELECT count(*) FROM async_note")
+            #expect(left == 1)
+        }
+    }
+
+    @MainActor @Test func aSynchronousWriteDuringAnAsyncWriteIsRefused() async throws {
+        try await withAsyncModelDB { db in
+            let note = AsyncNote()
+            note.title = "x"
+            let release = Self.holdWriter(of: db)
+            let save = Task { @MainActor in try await note.save() }
+            try await Self.waitUntilInFlight(note)
+            defer { release() }
+            let error = expectActiveObjectError { try note.save() }
+            #expect(error?.isMisuse == true)
+            #expect(expectActiveObjectError { _ = try note.delete() }?.isMisuse == true)
+            #expect(expectActiveObjectError { try AsyncNote.insertAll([note]) }?.isMisuse == true)
+            release()
+            try await save.value
+            try Self.saveSynchronously(note)   // once it is done, writes work again
+            let rows: Int? = try await db.scalar("SELECT count(*) FROM async_note")
+            #expect(rows == 1)
+        }
+    }
+
+    static func saveSynchronously(_ object: ActiveObject) throws { try object.save() }
 }

@@ -173,42 +173,6 @@ final class EdgeCode: ModelTestRecord {
         }
     }
 
-    @Test func aNilAutoNumberedKeyIsNilAgainAfterARollback() throws {
-        try withModelDB { database in
-            try SafetyTicket.createTable()
-            let ticket = SafetyTicket()
-            ticket.title = "rolled back"
-            struct Abort: Error {}
-            #expect(throws: Abort.self) {
-                try database.transaction {
-                    try ticket.save()
-                    #expect(ticket.number == 1)
-                    throw Abort()
-                }
-            }
-            #expect(ticket.number == nil && ticket.id == nil)
-            let other = SafetyTicket()
-            try other.save()                         // takes number 1
-            try ticket.save()                        // the retry is numbered anew
-            #expect(other.number == 1 && ticket.number == 2)
-            let batch = [SafetyTicket(), SafetyTicket()]
-            #expect(throws: Abort.self) {
-                try database.transaction {
-                    try SafetyTicket.insertAll(batch)
-                    throw Abort()
-                }
-            }
-            #expect(batch.allSatisfy { $0.number == nil && $0.id == nil })
-        }
-    }
-
-    @Test func findIDsOfATableFoundWithoutRowidIsRefused() throws {
-        try withModelDB { database in
-            try database.execute("CREATE TABLE legacy_codes (code INT PRIMARY KEY, label TEXT NOT NULL DEFAULT '') WITHOUT ROWID")
-            #expect(throws: ActiveObjectError.self) { _ = try LegacyCode.find(ids: [1]) }
-        }
-    }
-
     /// Saving a natural-key model looks the table's layout up; that lookup waited for the only
     /// reader, held by a cursor, before the write could start.
     @Test func aWriteDoesNotWaitForAReaderToLookATableUp() throws {

@@ -450,4 +450,58 @@ struct ReaderPoolTests {
         #expect(after <= Database.walSizeLimit, "WAL still \(after) bytes after the reader ended (was \(grown))")
         print("RELIABILITY long reader: WAL grew to \(grown) bytes under a held cursor, \(after) bytes after it ended")
     }
+
+    @Test func threadsReadingInsideTheirOwnWalksDoNotWaitForEachOther() throws {
+        let folder = try TemporaryDirectory()
+        var options = Database.Options()
+        options.maximumReaderCount = 2
+        options.busyTimeout = .seconds(5)
+        let db = try Database(path: folder.path("nested.sqlite"), options: options)
+        defer { try? db.close() }
+        NestedReadRow.testDatabase = db
+        defer { NestedReadRow.testDatabase = nil }
+        try NestedReadRow.createTable()
+        for n in 0..<3 {
+            let row = NestedReadRow()
+            row.n = n
+            try row.save()
+        }
+        // Both threads hold a reader (their walk) before either reads inside it.
+        let holding = DispatchGroup()
+        holding.enter()
+        holding.enter()
+        let errors = Locked<[String]>([])
+        let counts = Locked<[Int]>([])
+        let done = DispatchGroup()
+        for _ in 0..<2 {
+            done.enter()
+            Thread {
+                defer { done.leave() }
+                var first = true
+                do {
+                    try NestedReadRow.all.each { _ in
+                        if first {
+                            first = false
+                            holding.leave()
+                            _ = holding.wait(timeout: .now() + 10)
+                        }
+                        let count = try NestedReadRow.countAll()   // a read inside the walk
+                        counts.withLock { $0.append(count) }
+                    }
+                } catch {
+                    errors.withLock { $0.append("\(error)") }
+                }
+            }.start()
+        }
+        #expect(done.wait(timeout: .now() + 30) == .success, "the walks did not finish")
+        #expect(errors.withLock { $0 }.isEmpty)
+        #expect(counts.withLock { $0 } == Array(repeating: 3, count: 6))
+    }
+}
+
+/// The model of threadsReadingInsideTheirOwnWalksDoNotWaitForEachOther (its own database).
+final class NestedReadRow: ActiveObject {
+    nonisolated(unsafe) static var testDatabase: Database?
+    override class var database: Database? { testDatabase }
+    @Column var n: Int = 0
 }

@@ -190,4 +190,29 @@ final class LegacyPrice: ModelTestRecord {
             #expect("\(error.map { "\($0)" } ?? "")".contains("WITHOUT ROWID"))
         }
     }
+
+    /// A table dropped and recreated WITHOUT ROWID through raw SQL is noticed (its rowid is gone).
+    @Test func aTableRecreatedWithAnotherLayoutIsLookedAtAgain() throws {
+        try withModelFileDB { db, _ in
+            try RelaidOut.createTable()
+            let row = RelaidOut()
+            row.a = 1; row.b = 2; row.note = "x"
+            try row.save()
+            #expect(try RelaidOut.findAll().first?.id != nil)
+            try db.execute("DROP TABLE relaid_out")
+            try db.execute("CREATE TABLE relaid_out (a INTEGER NOT NULL, b INTEGER NOT NULL, note TEXT NOT NULL, PRIMARY KEY (a, b)) WITHOUT ROWID")
+            try db.execute("INSERT INTO relaid_out VALUES (3, 4, 'y')")
+            let found = try RelaidOut.findAll()
+            #expect(found.map(\.note) == ["y"])
+            #expect(found.first?.id == nil)
+        }
+    }
+}
+
+/// A composite-key table that raw SQL recreates WITHOUT ROWID (aTableRecreatedWithAnotherLayoutIsLookedAtAgain).
+final class RelaidOut: ModelTestRecord {
+    override class var primaryKeys: [String] { ["a", "b"] }
+    @Column var a = 0
+    @Column var b = 0
+    @Column var note = ""
 }

@@ -3,7 +3,7 @@ import Testing
 @testable import ActiveObjects
 
 /// The usage patterns of the libraries ActiveObjects replaces.
-@Suite struct SeedLibraryScenarioTests {
+@Suite struct LegacyLibraryUsageTests {
     // MARK: OCActiveObjects
 
     /// OCActiveObjects' sample Person, in its table `persons`, dates as unix seconds.

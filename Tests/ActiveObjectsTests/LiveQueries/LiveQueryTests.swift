@@ -23,67 +23,6 @@ final class LiveOther: ActiveObject {
     @Column var value = 0
 }
 
-/// Pulls elements from a live sequence one at a time, each with a timeout, so that a bug fails
-/// the test instead of hanging CI.
-final class LiveProbe<Element: Sendable>: @unchecked Sendable {
-    // Safety: `received` is guarded by `lock`; the task is only touched by the test.
-    private let lock = NSLock()
-    private var received: [Element] = []
-    private var failure: Error?
-    private var finished = false
-    private var task: Task<Void, Never>?
-
-    init<S: AsyncSequence & Sendable>(_ sequence: S, map: @escaping @Sendable (S.Element) -> Element) {
-        task = Task {
-            do {
-                for try await value in sequence {
-                    let mapped = map(value)
-                    lock.withLock { received.append(mapped) }
-                }
-                lock.withLock { finished = true }
-            } catch {
-                lock.withLock { failure = error; finished = true }
-            }
-        }
-    }
-
-    var elements: [Element] { lock.withLock { received } }
-    var error: Error? { lock.withLock { failure } }
-    var isFinished: Bool { lock.withLock { finished } }
-
-    /// Waits until `count` elements arrived (or the timeout passes: generous, since the tests
-    /// running in parallel share two cores and the cooperative pool with this one).
-    @discardableResult
-    func waitFor(count: Int, timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if lock.withLock({ received.count >= count }) { return true }
-            if let error { Issue.record("the sequence ended with \(error)", sourceLocation: sourceLocation) }
-            if isFinished { return false }
-            try? await Task.sleep(nanoseconds: 2_000_000)
-        }
-        return false
-    }
-
-    /// Waits until the sequence ended.
-    func waitForEnd(timeout: Double = 30) async -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if isFinished { return true }
-            try? await Task.sleep(nanoseconds: 2_000_000)
-        }
-        return false
-    }
-
-    /// Asserts that nothing more arrives for `seconds`.
-    func staysAt(_ count: Int, for seconds: Double = 0.3) async -> Bool {
-        try? await Task.sleep(nanoseconds: UInt64(seconds * 1e9))
-        return elements.count == count
-    }
-
-    func cancel() { task?.cancel() }
-}
-
 @Suite(.serialized)
 struct LiveQueryTests {
     static func open(_ folder: borrowing TemporaryDirectory, name: String = "live.sqlite") throws -> Database {

@@ -273,4 +273,37 @@ final class ReentryTableName: ModelTestRecord {
         #expect(Second.Person.tableName == "person")
         #expect(String(reflecting: First.Person.self) != String(reflecting: Second.Person.self))
     }
+
+    /// Every subset of 10 columns as an UPDATE shape: more than the per-class cache of UPDATE
+    /// SQL (256), so later shapes are built per save; each must write exactly its columns.
+    @Test func everyUpdateShapeWritesItsOwnColumns() throws {
+        let db = try Database.inMemory()
+        wideRowDatabase.withLock { $0 = db }
+        defer { wideRowDatabase.withLock { $0 = nil } }
+        try WideRow.createTable()
+        let row = WideRow()
+        try row.save()
+        var expected = Array(repeating: 0, count: 10)
+        let keyPaths: [ReferenceWritableKeyPath<WideRow, Int>] = [\.c0, \.c1, \.c2, \.c3, \.c4, \.c5, \.c6, \.c7, \.c8, \.c9]
+        for mask in 1..<1024 {
+            for bit in 0..<10 where mask & (1 << bit) != 0 {
+                expected[bit] = mask * 10 + bit
+                row[keyPath: keyPaths[bit]] = expected[bit]
+            }
+            try row.save()
+            let stored = try #require(try db.rows("SELECT * FROM wide_row WHERE id = ?", [row.id!]).first)
+            let values: [Int] = try (0..<10).map { try stored["c\($0)"] }
+            #expect(values == expected, "mask \(mask)")
+            if values != expected { break }
+        }
+    }
+}
+
+/// The database of `WideRow` (everyUpdateShapeWritesItsOwnColumns), set by that test.
+private let wideRowDatabase = Locked<Database?>(nil)
+
+final class WideRow: ActiveObject {
+    override class var database: Database? { wideRowDatabase.withLock { $0 } }
+    @Column var c0 = 0; @Column var c1 = 0; @Column var c2 = 0; @Column var c3 = 0; @Column var c4 = 0
+    @Column var c5 = 0; @Column var c6 = 0; @Column var c7 = 0; @Column var c8 = 0; @Column var c9 = 0
 }

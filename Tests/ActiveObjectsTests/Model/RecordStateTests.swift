@@ -145,92 +145,12 @@ final class StateNote: ModelTestRecord {
             #expect(fresh.loads == 0)
         }
     }
-}
-
-final class PolishPerson: ModelTestRecord {
-    @Column var name = ""
-    @Column var age = 0
-}
-
-/// API.md §14: the polish users reach for first.
-@Suite struct PolishTests {
-    static func seed() throws {
-        try PolishPerson.createTable()
-        for (name, age) in [("Cid", 35), ("Ann", 25), ("Bob", 41), ("Dee", 19)] {
-            let person = PolishPerson()
-            person.name = name
-            person.age = age
-            try person.save()
-        }
-    }
-
-    @Test func dollarIDIsATypedColumnReference() throws {
-        try withModelDB { _ in
-            try Self.seed()
-            #expect(try PolishPerson.all.order(by: \.$id, .descending).first()?.name == "Dee")
-            #expect(try PolishPerson.where(\.$id > 2).pluck(\.$id) == [3, 4])
-            #expect(try PolishPerson.where(\.$id, .in([1, 3])).pluck(\.$name) == ["Cid", "Bob"])
-            #expect(try PolishPerson.all.max(\.$id) == .some(4))
-        }
-    }
 
     @Test func activeObjectIsIdentifiable() throws {
         func ids<T: Identifiable>(_ items: [T]) -> [T.ID] { items.map(\.id) }
         try withModelDB { _ in
-            try Self.seed()
+            try PolishPerson.seed()
             #expect(ids(try PolishPerson.findAll()) == [1, 2, 3, 4])
-        }
-    }
-
-    @Test func findIDsIsOneQueryInTheGivenOrder() throws {
-        let recorder = SQLRecorder()
-        try withModelDB(recorder: recorder) { _ in
-            try Self.seed()
-            let (found, sql) = try recorder.recording { try PolishPerson.find(ids: [3, 1, 99, 2, 3]) }
-            #expect(found.map(\.name) == ["Bob", "Cid", "Ann"])
-            #expect(sql.count == 1)
-            #expect(try PolishPerson.find(ids: []).isEmpty)
-        }
-    }
-
-    @Test func argumentsFormsEverywhereSQLIsTaken() throws {
-        try withModelDB { db in
-            try Self.seed()
-            #expect(try PolishPerson.where("age >= ?", arguments: [30]).count() == 2)
-            #expect(try PolishPerson.all.where("age < ?", arguments: [20]).pluck(\.$name) == ["Dee"])
-            try db.execute("UPDATE polish_person SET age = ? WHERE id = ?", arguments: [31, 1])
-            #expect(try db.rows("SELECT name FROM polish_person WHERE age = ?", arguments: [31]).count == 1)
-            let n: Int? = try db.scalar("SELECT count(*) FROM polish_person WHERE age > ?", arguments: [30])
-            #expect(n == 2)
-            #expect(try PolishPerson.fetch(sql: "SELECT * FROM polish_person WHERE age > ?", arguments: [40]).map(\.name) == ["Bob"])
-            #expect(try PolishPerson.where(QueryPredicate(sql: "age = ?", arguments: [25])).count() == 1)
-        }
-    }
-
-    @Test func firstWithoutAnOrderIsTheSmallestKey() throws {
-        let recorder = SQLRecorder()
-        try withModelDB(recorder: recorder) { _ in
-            try Self.seed()
-            // Make the table's natural order differ from the key order.
-            try PolishPerson.find(id: 1)?.delete()
-            let cid = PolishPerson()
-            cid.id = 1
-            cid.name = "Cid again"
-            cid.age = 35
-            try cid.save()
-            let (first, sql) = try recorder.recording { try PolishPerson.where(\.$age > 20).first() }
-            #expect(first?.id == 1)
-            #expect(sql.last?.contains("ORDER BY \"id\"") == true)
-            #expect(try PolishPerson.all.order(by: \.$age).first()?.name == "Dee")
-        }
-    }
-
-    @Test func errorsAreLocalizedErrorsWithTheSameText() {
-        let errors: [any Error] = [ActiveObjectError.misuse("x"), ActiveObjectError.databaseClosed,
-                                   DatabaseError(extendedResultCode: .busy, message: "busy")]
-        for error in errors {
-            #expect((error as? LocalizedError)?.errorDescription == "\(error)")
-            #expect(error.localizedDescription == "\(error)")
         }
     }
 }

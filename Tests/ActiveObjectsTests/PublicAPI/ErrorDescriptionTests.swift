@@ -81,4 +81,13 @@ import Testing
         let value = ColumnValueError("NaN cannot be stored")
         #expect((value as any Error).localizedDescription == "NaN cannot be stored")
     }
+
+    @Test func errorsAreLocalizedErrorsWithTheSameText() {
+        let errors: [any Error] = [ActiveObjectError.misuse("x"), ActiveObjectError.databaseClosed,
+                                   DatabaseError(extendedResultCode: .busy, message: "busy")]
+        for error in errors {
+            #expect((error as? LocalizedError)?.errorDescription == "\(error)")
+            #expect(error.localizedDescription == "\(error)")
+        }
+    }
 }

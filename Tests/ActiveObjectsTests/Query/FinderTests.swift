@@ -208,4 +208,15 @@ import Testing
             #expect(fields.table == "loose" && fields.column == "small" && fields.rowID == 3)
         }
     }
+
+    @Test func findIDsIsOneQueryInTheGivenOrder() throws {
+        let recorder = SQLRecorder()
+        try withModelDB(recorder: recorder) { _ in
+            try PolishPerson.seed()
+            let (found, sql) = try recorder.recording { try PolishPerson.find(ids: [3, 1, 99, 2, 3]) }
+            #expect(found.map(\.name) == ["Bob", "Cid", "Ann"])
+            #expect(sql.count == 1)
+            #expect(try PolishPerson.find(ids: []).isEmpty)
+        }
+    }
 }

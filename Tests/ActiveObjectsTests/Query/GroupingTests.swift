@@ -235,6 +235,30 @@ extension Decimal {
                                                 by: \.shipCity))
         }
     }
+
+    // MARK: Keys stored in several forms
+
+    @Test func groupsWhoseStoredKeysReadAsOneKeyAreMerged() throws {
+        try withModelDB { db in
+            try TimedEvent.createTable()
+            // One instant in two stored forms, and another instant.
+            try db.execute("""
+                INSERT INTO timed_event (at, amount, price) VALUES
+                  ('2024-01-01 00:00:00.000', 1, 2.0), ('2024-01-01T00:00:00Z', 10, 4.0),
+                  ('2024-01-01 00:00:00.000', 100, NULL), ('2024-02-01 00:00:00.000', 5, 1.0)
+                """)
+            let january = try #require(Date.fromDatabaseValue(.text("2024-01-01 00:00:00"), in: ValueContext()))
+            let february = try #require(Date.fromDatabaseValue(.text("2024-02-01 00:00:00"), in: ValueContext()))
+            let grouped = TimedEvent.all.group(by: \.$at)
+            #expect(try grouped.count() == [january: 3, february: 1])
+            #expect(try grouped.sum(\.$amount) == [january: 111, february: 5])
+            #expect(try grouped.min(\.$amount) == [january: 1, february: 5])
+            #expect(try grouped.max(\.$amount) == [january: 100, february: 5])
+            // Averages weighted by how many values each stored form had: (2 + 4) / 2, not 3 of 3.
+            #expect(try grouped.average(\.$price) == [january: 3.0, february: 1.0])
+            #expect(try grouped.average(\.$amount) == [january: 37.0, february: 5.0])
+        }
+    }
 }
 
 /// A table without a declared key: `id` is its rowid.
@@ -242,4 +266,11 @@ final class GroupKeyless: ModelTestRecord {
     override class var primaryKey: String { "rowid" }
     @Column var name: String = ""
     @Column var n: Int = 0
+}
+
+/// Events grouped by a date stored in two text forms (groupsWhoseStoredKeysReadAsOneKeyAreMerged).
+final class TimedEvent: ModelTestRecord {
+    @Column var at: Date = Date(timeIntervalSince1970: 0)
+    @Column var amount: Int = 0
+    @Column var price: Double? = nil
 }

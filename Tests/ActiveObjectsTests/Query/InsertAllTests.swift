@@ -388,6 +388,65 @@ final class InsertHooked: ModelTestRecord {
             await #expect(throws: ActiveObjectError.self) { try await InsertHooked.insertAll(invalid) }
         }
     }
+
+    // MARK: Integer natural keys and subclass models
+
+    @Test func insertAllOfAnIntegerNaturalKeyGivesEachObjectItsKeyAsId() throws {
+        try withModelDB { db in
+            try NumberedWarehouse.createTable()
+            let (a, b) = (NumberedWarehouse(), NumberedWarehouse())
+            (a.number, a.city, b.number, b.city) = (7, "A", 2, "B")
+            try NumberedWarehouse.insertAll([a, b])
+            #expect(a.id == 7 && b.id == 2)
+            let (c, d) = (NumberedWarehouse(), NumberedWarehouse())
+            (c.number, d.number) = (100, 50)
+            try NumberedWarehouse.insertAll([c, d])
+            #expect(c.id == 100 && d.id == 50)
+            let rows: [[Int]] = try db.rows("SELECT rowid, number FROM numbered_warehouse ORDER BY number").map { [try $0[0], try $0[1]] }
+            #expect(rows == [[2, 2], [7, 7], [50, 50], [100, 100]])
+            c.city = "C"
+            try c.save()
+            #expect(try NumberedWarehouse.find(key: 100)?.city == "C")
+        }
+    }
+
+    @Test func insertAllMixesHandNumberedAndSQLiteNumberedKeys() throws {
+        try withModelDB { db in
+            try OptionallyNumberedBin.createTable()
+            let bins = [10, nil, 3, nil].enumerated().map { index, number -> OptionallyNumberedBin in
+                let bin = OptionallyNumberedBin()
+                bin.number = number
+                bin.label = "bin \(index)"
+                return bin
+            }
+            try OptionallyNumberedBin.insertAll(bins)
+            let stored: [String: Int] = try Dictionary(uniqueKeysWithValues: db.rows(
+                "SELECT label, rowid FROM optionally_numbered_bin").map { (try $0[0], try $0[1]) })
+            #expect(stored.count == 4)
+            for bin in bins { #expect(bin.id.map(Int.init) == stored[bin.label], "\(bin.label)") }
+            #expect(bins[0].id == 10 && bins[2].id == 3)
+            // The two SQLite numbered follow the largest key, in order.
+            #expect(Set([bins[1].id, bins[3].id]) == [11, 12])
+        }
+    }
+
+    @Test func insertAllRefusesObjectsOfASubclassModel() throws {
+        try withModelDB { db in
+            try StaffPerson.createTable()
+            try StaffEmployee.createTable()
+            let employee = StaffEmployee()
+            employee.name = "Eve"
+            let plain = StaffPerson()
+            plain.name = "Sam"
+            let people: [StaffPerson] = [plain, employee]
+            let error = expectActiveObjectError { try StaffPerson.insertAll(people) }
+            #expect(error?.isInvalidArgument == true)
+            #expect("\(error.map { "\($0)" } ?? "")".contains("StaffEmployee"))
+            let rows: Int? = try db.scalar("SELECT (SELECT count(*) FROM staff_person) + (SELECT count(*) FROM staff_employee)")
+            #expect(rows == 0)
+            #expect(plain.id == nil && employee.id == nil)
+        }
+    }
 }
 
 /// A child whose foreign key is checked only at COMMIT (the table is created by raw SQL).
@@ -402,4 +461,27 @@ final class InsertStrategyItem: ModelTestRecord {
     @Column var seen: Date? = nil
     @Column var price: Decimal? = nil
     @JSONColumn var tags: [String] = []
+}
+
+/// An integer natural key numbered by hand (insertAllOfAnIntegerNaturalKeyGivesEachObjectItsKeyAsId).
+final class NumberedWarehouse: ModelTestRecord {
+    override class var primaryKey: String { "number" }
+    @Column var number: Int = 0
+    @Column var city: String = ""
+}
+
+/// An optional integer natural key: nil asks SQLite for the number (insertAllMixesHandNumberedAndSQLiteNumberedKeys).
+final class OptionallyNumberedBin: ModelTestRecord {
+    override class var primaryKey: String { "number" }
+    @Column var number: Int? = nil
+    @Column var label: String = ""
+}
+
+/// A model and a subclass model (insertAllRefusesObjectsOfASubclassModel).
+class StaffPerson: ModelTestRecord {
+    @Column var name: String = ""
+}
+
+final class StaffEmployee: StaffPerson {
+    @Column var salary: Int = 0
 }

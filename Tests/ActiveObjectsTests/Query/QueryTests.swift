@@ -284,4 +284,55 @@ import Testing
             }
         }
     }
+
+    @Test func pageReplacesLimitAndOffsetAndNeverOverflows() throws {
+        let db = try Database.inMemory()
+        pagedTeamDatabase.withLock { $0 = db }
+        defer { pagedTeamDatabase.withLock { $0 = nil } }
+        try PagedTeam.createTable()
+        try db.transaction { for i in 0..<50 { let team = PagedTeam(); team.name = "t\(i)"; try team.save() } }
+        let query = PagedTeam.all.order(by: "id").limit(20).offset(40)
+        #expect(try query.page(3, size: 20).map(\.name) == (40..<50).map { "t\($0)" })
+        #expect(try query.page(2, size: 10).map(\.name) == (10..<20).map { "t\($0)" })
+        #expect(throws: ActiveObjectError.self) { _ = try PagedTeam.all.offset(Int.max).page(Int.max, size: 2) }
+        #expect(try PagedTeam.all.offset(Int.max).page(2, size: 1).map(\.name) == ["t1"])
+    }
+
+    @Test func dollarIDIsATypedColumnReference() throws {
+        try withModelDB { _ in
+            try PolishPerson.seed()
+            #expect(try PolishPerson.all.order(by: \.$id, .descending).first()?.name == "Dee")
+            #expect(try PolishPerson.where(\.$id > 2).pluck(\.$id) == [3, 4])
+            #expect(try PolishPerson.where(\.$id, .in([1, 3])).pluck(\.$name) == ["Cid", "Bob"])
+            #expect(try PolishPerson.all.max(\.$id) == .some(4))
+        }
+    }
+
+    @Test func firstWithoutAnOrderIsTheSmallestKey() throws {
+        let recorder = SQLRecorder()
+        try withModelDB(recorder: recorder) { _ in
+            try PolishPerson.seed()
+            // Make the table's natural order differ from the key order.
+            try PolishPerson.find(id: 1)?.delete()
+            let cid = PolishPerson()
+            cid.id = 1
+            cid.name = "Cid again"
+            cid.age = 35
+            try cid.save()
+            let (first, sql) = try recorder.recording { try PolishPerson.where(\.$age > 20).first() }
+            #expect(first?.id == 1)
+            #expect(sql.last?.contains("ORDER BY \"id\"") == true)
+            #expect(try PolishPerson.all.order(by: \.$age).first()?.name == "Dee")
+        }
+    }
+}
+
+/// The database of `QueryTests.PagedTeam` (pageReplacesLimitAndOffsetAndNeverOverflows), set by that test.
+private let pagedTeamDatabase = Locked<Database?>(nil)
+
+extension QueryTests {
+    final class PagedTeam: ActiveObject {
+        override class var database: Database? { pagedTeamDatabase.withLock { $0 } }
+        @Column var name = ""
+    }
 }

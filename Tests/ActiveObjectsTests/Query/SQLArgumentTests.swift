@@ -7,9 +7,9 @@ final class NilArgNote: ModelTestRecord {
     @Column var rating: Int? = nil
 }
 
-/// A literal `nil` among SQL arguments is SQL NULL, in every form that takes arguments: the
-/// unlabeled arrays, `arguments:`, the variadic fragments, sync and async.
-@Suite struct NilArgumentTests {
+/// SQL arguments in every form that takes them (the unlabeled arrays, `arguments:`, the
+/// variadic fragments, sync and async), a literal `nil` among them being SQL NULL.
+@Suite struct SQLArgumentTests {
     @Test func aNilArgumentIsBoundAsNull() throws {
         try withModelDB { db in
             try NilArgNote.createTable()
@@ -50,5 +50,44 @@ final class NilArgNote: ModelTestRecord {
         #expect(try await db.scalar("SELECT count(*) FROM t WHERE x IS ?", arguments: [nil]) == 1)
         #expect(try await db.rows("SELECT x FROM t WHERE y IS ?", [nil]).count == 1)
         #expect(try await db.rows("SELECT y FROM t WHERE x IS ?", arguments: [nil]).count == 1)
+    }
+
+    @Test func argumentsFormsEverywhereSQLIsTaken() throws {
+        try withModelDB { db in
+            try PolishPerson.seed()
+            #expect(try PolishPerson.where("age >= ?", arguments: [30]).count() == 2)
+            #expect(try PolishPerson.all.where("age < ?", arguments: [20]).pluck(\.$name) == ["Dee"])
+            try db.execute("UPDATE polish_person SET age = ? WHERE id = ?", arguments: [31, 1])
+            #expect(try db.rows("SELECT name FROM polish_person WHERE age = ?", arguments: [31]).count == 1)
+            let n: Int? = try db.scalar("SELECT count(*) FROM polish_person WHERE age > ?", arguments: [30])
+            #expect(n == 2)
+            #expect(try PolishPerson.fetch(sql: "SELECT * FROM polish_person WHERE age > ?", arguments: [40]).map(\.name) == ["Bob"])
+            #expect(try PolishPerson.where(QueryPredicate(sql: "age = ?", arguments: [25])).count() == 1)
+        }
+    }
+
+    @Test func relationsTakeArgumentsAsAnArray() throws {
+        try withModelDB { _ in
+            try Music.createTables()
+            let playlist = MusicPlaylist()
+            playlist.name = "Mix"
+            try playlist.save()
+            for (title, seconds) in [("a", 100), ("b", 200), ("c", 300)] {
+                let track = MusicTrack()
+                track.title = title
+                track.seconds = seconds
+                try playlist.tracks.add(track)
+            }
+            let album = MusicAlbum()
+            let artist = MusicArtist()
+            artist.name = "X"
+            try artist.save()
+            album.artistId = try #require(artist.id)
+            album.title = "One"
+            try album.save()
+            #expect(try artist.albums.where("title = ?", arguments: ["One"]).count() == 1)
+            #expect(try playlist.tracks.where("seconds > ?", arguments: [150]).all().map(\.title).sorted() == ["b", "c"])
+            #expect(try playlist.tracks.where("seconds < ?", 150).all().map(\.title) == ["a"])
+        }
     }
 }

@@ -274,4 +274,38 @@ final class EagerBadge: SchemaTestModel {
         #expect(try groups[0].people.all().map(\.name) == ["p0", "p1500"])
         #expect(try groups[600].people.all().map(\.name) == ["p600"])
     }
+
+    @Test func aPreloadedParentYieldsToAChangedForeignKey() throws {
+        let db = try Database.inMemory()
+        teamMemberDatabase.withLock { $0 = db }
+        defer { teamMemberDatabase.withLock { $0 = nil } }
+        try Team.createTable()
+        try Member.createTable()
+        let a = Team(); a.name = "A"; try a.save()
+        let b = Team(); b.name = "B"; try b.save()
+        let member = Member(); member.teamId = a.id; try member.save()
+        let loaded = try #require(try Member.all.including(\.team).all().first)
+        #expect(try loaded.team.get()?.name == "A")
+        loaded.teamId = b.id
+        #expect(try loaded.team.get()?.name == "B", "the key changed: the preloaded parent no longer applies")
+        loaded.teamId = nil
+        #expect(try loaded.team.get() == nil)
+    }
+}
+
+/// The database of `EagerLoadingTests.Team` and `.Member` (aPreloadedParentYieldsToAChangedForeignKey),
+/// set by that test.
+private let teamMemberDatabase = Locked<Database?>(nil)
+
+extension EagerLoadingTests {
+    final class Team: ActiveObject {
+        override class var database: Database? { teamMemberDatabase.withLock { $0 } }
+        @Column var name = ""
+    }
+
+    final class Member: ActiveObject {
+        override class var database: Database? { teamMemberDatabase.withLock { $0 } }
+        @Column(references: Team.self) var teamId: Int64? = nil
+        var team: BelongsTo<Team> { belongsTo(\.$teamId) }
+    }
 }

@@ -358,4 +358,41 @@ import Testing
             #expect(try order.customer.get()?.name == "Antonio")
         }
     }
+
+    // MARK: A Date key
+
+    @Test func aDateNaturalKeyIsReferencedWithTheDatabasesDateStrategy() throws {
+        var options = Database.Options()
+        options.dateStrategy = .unixSeconds
+        let db = try Database.inMemory(options: options)
+        defer { try? db.close() }
+        try ModelTestDB.$current.withValue(db) {
+            try DatedBatch.createTable()
+            try DatedSample.createTable()
+            let batch = DatedBatch()
+            batch.startedAt = Date(timeIntervalSince1970: 1_700_000_000)
+            try batch.save()
+            let sample = DatedSample()
+            sample.reading = 42
+            try batch.samples.add(sample)
+            let stored: Int64? = try db.scalar("SELECT batchStart FROM dated_sample")
+            #expect(stored == 1_700_000_000)
+            #expect(try batch.samples.all().map(\.reading) == [42])
+            #expect(try sample.batch.get()?.startedAt == batch.startedAt)
+            #expect(try DatedBatch.all.including(\.samples).all().first?.samples.count() == 1)
+        }
+    }
+}
+
+/// A natural key of type Date, referenced by a child (aDateNaturalKeyIsReferencedWithTheDatabasesDateStrategy).
+final class DatedBatch: ModelTestRecord {
+    override class var primaryKey: String { "startedAt" }
+    @Column var startedAt: Date = Date(timeIntervalSince1970: 0)
+    var samples: HasMany<DatedSample> { hasMany(\.$batchStart) }
+}
+
+final class DatedSample: ModelTestRecord {
+    @Column(references: DatedBatch.self) var batchStart: Date? = nil
+    @Column var reading: Int = 0
+    var batch: BelongsTo<DatedBatch> { belongsTo(\.$batchStart) }
 }

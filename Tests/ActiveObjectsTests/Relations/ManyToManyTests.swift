@@ -259,4 +259,38 @@ import Testing
             }
         }
     }
+
+    /// The join model is only known at run time there: it must be loaded as itself, not as
+    /// `ActiveObject` (which threw "the base class is not a model").
+    @Test func includingAManyToManyRelationLoadsTheJoinModel() throws {
+        try withModelDB { _ in
+            try M2MTrack.createTable(); try M2MPlaylist.createTable(); try M2MEntry.createTable()
+            let list = M2MPlaylist()
+            list.name = "Mix"
+            for title in ["b", "a"] {
+                let track = M2MTrack()
+                track.title = title
+                try list.tracks.add(track)
+            }
+            let empty = M2MPlaylist()
+            try empty.save()
+            let lists = try M2MPlaylist.all.including(\.tracks).all()
+            #expect(try lists.map { try $0.tracks.all().map(\.title) } == [["b", "a"], []])
+        }
+    }
+}
+
+/// A many-to-many relation whose join model is only known at run time
+/// (includingAManyToManyRelationLoadsTheJoinModel).
+final class M2MTrack: ModelTestRecord {
+    @Column var title = ""
+}
+final class M2MPlaylist: ModelTestRecord {
+    @Column var name = ""
+    var tracks: HasManyThrough<M2MTrack> { hasMany(through: \M2MEntry.$playlistId, \M2MEntry.$trackId) }
+}
+final class M2MEntry: ModelTestRecord {
+    override class var primaryKeys: [String] { ["playlistId", "trackId"] }
+    @Column var playlistId: Int64 = 0
+    @Column var trackId: Int64 = 0
 }

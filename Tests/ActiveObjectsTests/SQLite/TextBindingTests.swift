@@ -144,4 +144,34 @@ struct TextBindingTests {
         let values: [String] = try db.rows("SELECT a FROM t ORDER BY rowid").map { try $0[0] }
         #expect(values == [Self.text(700, seed: 1), Self.text(900, seed: 2)])
     }
+
+    @Test func aStatementThatNeededSeveralArenaBlocksStillBindsExactly() throws {
+        try withModelDB { db in
+            try TextBindingNote.createTable()
+            // 200 rows × 3 texts of about 3 KiB: a chunk far beyond one arena block.
+            let big = (0..<200).map { index -> TextBindingNote in
+                let note = TextBindingNote()
+                note.title = TextBindingTests.text(3_000, seed: index)
+                note.body = TextBindingTests.text(3_100, seed: -index)
+                note.tag = TextBindingTests.text(2_900, seed: index * 7)
+                return note
+            }
+            try TextBindingNote.insertAll(big)
+            // The same statement again (its arena merged to one block), with other texts.
+            let small = (0..<200).map { index -> TextBindingNote in
+                let note = TextBindingNote()
+                note.title = "t\(index)"
+                note.tag = TextBindingTests.text(index, seed: index)
+                return note
+            }
+            try TextBindingNote.insertAll(small)
+            let stored = try TextBindingNote.all.order(by: \.$id).all()
+            #expect(stored.count == 400)
+            let expected = big + small
+            let mismatches = zip(stored, expected).filter { $0.title != $1.title || $0.body != $1.body || $0.tag != $1.tag }
+            #expect(mismatches.isEmpty, "\(mismatches.count) rows differ")
+            let bytes: Int? = try db.scalar("SELECT sum(length(CAST(title AS BLOB))) FROM text_binding_note")
+            #expect(bytes == expected.reduce(0) { $0 + $1.title.utf8.count })
+        }
+    }
 }

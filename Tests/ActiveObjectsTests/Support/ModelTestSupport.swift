@@ -222,3 +222,20 @@ func seedQueryPeople(count: Int = 50, seed: UInt64 = 42) throws -> [QueryRow] {
     }
     return try QueryPerson.findAll().map(QueryRow.init)
 }
+
+/// People for the tests of `$id`, `find(ids:)`, `first()` and the `arguments:` forms
+/// (API.md §14): `seed()` saves Cid 35, Ann 25, Bob 41, Dee 19 (ids 1 to 4).
+final class PolishPerson: ModelTestRecord {
+    @Column var name = ""
+    @Column var age = 0
+
+    static func seed() throws {
+        try PolishPerson.createTable()
+        for (name, age) in [("Cid", 35), ("Ann", 25), ("Bob", 41), ("Dee", 19)] {
+            let person = PolishPerson()
+            person.name = name
+            person.age = age
+            try person.save()
+        }
+    }
+}
