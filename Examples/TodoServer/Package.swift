@@ -1,7 +1,14 @@
 // swift-tools-version: 6.0
 // TodoServer: a small JSON API over ActiveObjects, served by Hummingbird 2.
 //
-//     swift run -c release --package-path Examples/TodoServer TodoServer --port 8080
+//     swift run -c release --package-path Examples/TodoServer TodoServer --port 8080 [--db PATH]
+//
+// The database is the file given by --db (or the environment variable TODO_DB); with neither,
+// `TodoServer/todos.sqlite` in the user's data folder ($XDG_DATA_HOME, else ~/.local/share, on
+// Linux; ~/Library/Application Support on macOS), or the system's temporary folder when that
+// cannot be had — never the current directory. The server prints the path at startup.
+// Every error answer is JSON: `{"error":{"message":"…"}}` (see Sources/TodoServer/main.swift
+// and Sources/TodoAPI/JSONErrorMiddleware.swift).
 //
 // Its own package, so that the library keeps no dependencies. `.ci/check-examples` builds it,
 // starts it on a loopback port, checks every endpoint and runs a load test against it.

@@ -16,7 +16,11 @@ import ServiceLifecycle
 /// | `GET /todos/count/live`    | server-sent events: one `counts` event now, then one after each commit that changed the table |
 ///
 /// Bad input is a 4xx with a JSON message, never a 500: malformed JSON or query parameters
-/// → 400, a todo that does not exist → 404, a title that fails validation → 422.
+/// → 400, a todo that does not exist → 404, a title that fails validation → 422. Every error
+/// answer, whoever makes it, is `{"error":{"message":"…"}}` with `Content-Type:
+/// application/json`: the routes throw `HTTPError`s with a message, ``DatabaseErrorMiddleware``
+/// translates the library's errors, and ``JSONErrorMiddleware`` (on the router) gives the rest
+/// a message — an unknown route (404), a body over 2 MiB (413), an unexpected error (500).
 public struct TodoRoutes<Context: RequestContext>: Sendable {
     /// The database whose commits the live endpoint follows (the models use it as
     /// `ActiveObject.defaultDatabase`).
