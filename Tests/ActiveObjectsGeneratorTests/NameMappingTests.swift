@@ -90,7 +90,7 @@ struct NameMappingTests {
         let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
             .compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
         #expect(files.count > 20)
-        let declaration = /^(?:public|open) (?:final )?(?:class|struct|enum|protocol|typealias|actor) ([A-Za-z_][A-Za-z0-9_]*)/
+        let declaration = /^(?:nonisolated )?(?:public|open) (?:final )?(?:class|struct|enum|protocol|typealias|actor) ([A-Za-z_][A-Za-z0-9_]*)/
         var names = Set<String>()
         for file in files {
             for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") {

@@ -199,11 +199,14 @@ extension Database {
     func withRawStatement<T>(_ sql: String, _ body: (Access, Statement) throws -> T) throws -> T {
         var result: T?
         var needsWriter = AccessNeed.read
+        // Inside a read block or a snapshot fetch, a statement naming what only the writer has
+        // fails as it is: run elsewhere it would read outside the block's snapshot.
+        let inScope = ThreadState.current.innermostScope(of: self) != nil
         try withAccess(.read) { access in
             let statement: Statement
             do {
                 statement = try access.connection.cachedStatement(sql)
-            } catch let error as DatabaseError where access.role == .reader && needsWriterState(error) {
+            } catch let error as DatabaseError where access.role == .reader && !inScope && needsWriterState(error) {
                 // It names a TEMP object or an attached database, which only the writer has
                 // (the reader could not compile it: nothing ran).
                 needsWriter = .writerRead

@@ -113,23 +113,22 @@ import Testing
 
     @Test func readAndTransactionRunTheirBodiesOnTheLibrarysThreads() async throws {
         try await withAsyncModelDB { db in
-            let id = ObjectIdentifier(db)
-            let (writerIsJob, writerReadScope) = try await db.transaction { () -> (Bool, Bool) in
+            let (writerIsJob, writerScope) = try await db.transaction { () -> (Bool, Scope.Kind?) in
                 let note = AsyncNote()
                 note.title = "in transaction"
                 try note.save()
-                let context = ThreadContext.current
-                return (context.isRunningAsyncJob, context.readScope(for: id) != nil)
+                let thread = ThreadState.current
+                return (thread.isRunningAsyncJob, thread.innermostScope(of: db)?.kind)
             }
-            let (readerIsJob, readerForbidsWrites, count) = try await db.read {
-                let context = ThreadContext.current
-                return (context.isRunningAsyncJob, context.readScope(for: id)?.forbidsWrites == true, try AsyncNote.countAll())
+            let (readerIsJob, readerScope, count) = try await db.read {
+                let thread = ThreadState.current
+                return (thread.isRunningAsyncJob, thread.innermostScope(of: db)?.kind, try AsyncNote.countAll())
             }
             // Both bodies ran as the library's jobs (on its own threads, not the cooperative
-            // pool), the transaction on the writer, the read in a write-refusing read scope.
-            #expect(writerIsJob && !writerReadScope)
-            #expect(readerIsJob && readerForbidsWrites)
-            #expect(!ThreadContext.current.isRunningAsyncJob)
+            // pool), the transaction on the writer, the read in a write-refusing read block.
+            #expect(writerIsJob && writerScope == .writer)
+            #expect(readerIsJob && readerScope == .readBlock)
+            #expect(!ThreadState.current.isRunningAsyncJob)
             #expect(count == 1)
             // A throwing body rolls back and the error reaches the caller.
             await #expect(throws: TestFailure.self) {
@@ -214,18 +213,20 @@ import Testing
         }
     }
 
-    @Test func closingTheDatabaseEndsItsThreads() async throws {
+    @Test func closingTheDatabaseRefusesAsyncCallsAndRunsNoMoreWork() async throws {
         let folder = try TemporaryDirectory()
         let db = try Database(path: folder.path("threads.sqlite"))
         try await db.execute("CREATE TABLE t(x)")
         _ = try await db.rows("SELECT * FROM t")
-        #expect(db.writerLane.runningThreads <= 1, "one writer thread at most")
-        try db.close()
-        try await withTimeout(10) {
-            while db.writerLane.runningThreads + db.readerLane.runningThreads > 0 {
-                try await Task.sleep(nanoseconds: 10_000_000)
+        // At most as many reads run at once as there are reader connections.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<32 {
+                group.addTask { _ = try await db.rows("SELECT count(*) FROM t") }
             }
+            try await group.waitForAll()
         }
+        #expect(db.background.runningReads == 0)
+        try db.close()
         do {
             try await db.execute("INSERT INTO t VALUES (1)")
             Issue.record("a closed database accepted an async call")

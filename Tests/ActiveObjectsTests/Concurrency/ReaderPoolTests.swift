@@ -62,7 +62,7 @@ struct ReaderPoolTests {
         let folder = try TemporaryDirectory()
         let db = try Self.open(folder)
         defer { Self.close(db) }
-        let reader = try #require(try db.readers?.lease(token: 1, timeout: 1_000_000_000))
+        let reader = try #require(try db.readers?.lease(for: ThreadState(), timeout: 1_000_000_000))
         defer { db.readers?.giveBack(reader) }
         let error = expectDatabaseError(.readOnly) {
             try reader.lock.withLock { try reader.execute("INSERT INTO pool_note(title, rank) VALUES ('x', 1)") }

@@ -23,8 +23,9 @@ import Testing
         [StatementInfo(readTables: [], writtenTables: tables, transactionControl: nil, changesSchema: false)]
     }
 
-    @Test func aCommitReachesOnlyTheObservationsThatReadAWrittenTable() {
-        let center = ObservationCenter { _ in nil }
+    @Test func aCommitReachesOnlyTheObservationsThatReadAWrittenTable() throws {
+        let gate = WriterGate(connection: try Connection(path: ":memory:", options: Database.Options(), role: .writer))
+        let center = ObservationCenter(watchedPaths: [], gate: gate)
         let first = Probe(), second = Probe(), third = Probe()
         #expect(center.add(first) && center.add(second) && center.add(third))
 
@@ -32,9 +33,9 @@ import Testing
         center.committed(Self.commit(writing: ["note"]))
         #expect([first, second, third].map(\.tablesChangedCount) == [1, 1, 1])
 
-        center.record(tables: ["note", "author"], for: first)
-        center.record(tables: ["author"], for: second)
-        center.record(tables: ["tag"], for: third)
+        _ = center.record(tables: ["note", "author"], for: first, fetchStartedAt: center.currentCommitSequence)
+        _ = center.record(tables: ["author"], for: second, fetchStartedAt: center.currentCommitSequence)
+        _ = center.record(tables: ["tag"], for: third, fetchStartedAt: center.currentCommitSequence)
         center.committed(Self.commit(writing: ["note"]))
         #expect([first, second, third].map(\.tablesChangedCount) == [2, 1, 1])
         center.committed(Self.commit(writing: ["author"]))
@@ -46,7 +47,7 @@ import Testing
         #expect([first, second, third].map(\.tablesChangedCount) == [3, 2, 2])
 
         // A later fetch that reads other tables replaces what the observation follows.
-        center.record(tables: ["tag"], for: first)
+        _ = center.record(tables: ["tag"], for: first, fetchStartedAt: center.currentCommitSequence)
         center.committed(Self.commit(writing: ["note"]))
         #expect([first, second, third].map(\.tablesChangedCount) == [3, 2, 2])
         center.committed(Self.commit(writing: ["tag"]))
@@ -61,7 +62,7 @@ import Testing
         center.committed(Self.commit(writing: ["author"]))
         #expect([first, second, third].map(\.tablesChangedCount) == [5, 3, 3])
         // Recording for an observation already removed is ignored.
-        center.record(tables: ["note"], for: first)
+        _ = center.record(tables: ["note"], for: first, fetchStartedAt: center.currentCommitSequence)
         center.committed(Self.commit(writing: ["note"]))
         #expect([first, second, third].map(\.tablesChangedCount) == [5, 3, 3])
         center.remove(second)

@@ -132,3 +132,17 @@ struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+// MARK: - Connections, for tests that look below the public API
+
+extension Database {
+    /// Runs `body` with the writer connection, as a write would (tests that inspect it).
+    func withWriter<T>(_ body: (Connection) throws -> T) throws -> T {
+        try withAccess(.write) { try body($0.connection) }
+    }
+
+    /// Runs `body` with the connection a read would use (tests that inspect it).
+    func withReader<T>(_ body: (Connection) throws -> T) throws -> T {
+        try withAccess(.read) { try body($0.connection) }
+    }
+}
