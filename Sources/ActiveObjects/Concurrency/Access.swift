@@ -8,6 +8,14 @@
 ///
 /// The access is valid only inside the closure it was given to: the connection is leased,
 /// held, or borrowed from an enclosing scope for exactly that long.
+///
+/// It holds its database and connection `unowned(unsafe)`: an access is created and passed
+/// down on every call, and counting references to objects every thread shares (the database,
+/// the writer) costs contended atomic operations on every read — what kept reads from scaling
+/// with threads. Safety: an access never outlives the call that made it, during which the
+/// caller holds the database (and the database its connections); the one scope kept between
+/// calls (a raw `BEGIN`'s) keeps its database alive separately (``ThreadState/pinnedDatabases``).
+/// Identity comparisons use ``databaseID``, which needs no reference at all.
 struct Access {
     enum Role {
         /// The database's one writer connection (also the only connection of in-memory
@@ -17,14 +25,23 @@ struct Access {
         case reader
     }
 
-    let database: Database
-    let connection: Connection
+    unowned(unsafe) let database: Database
+    unowned(unsafe) let connection: Connection
     let role: Role
+    /// The database's identity.
+    let databaseID: ObjectIdentifier
+
+    init(database: Database, connection: Connection, role: Role) {
+        self.database = database
+        self.connection = connection
+        self.role = role
+        databaseID = ObjectIdentifier(database)
+    }
 
     /// Whether `database` is the one this access belongs to (eager loading reuses an access
     /// only for models of the same database).
     @inline(__always)
-    func belongs(to database: Database) -> Bool { self.database === database }
+    func belongs(to database: Database) -> Bool { databaseID == ObjectIdentifier(database) }
 }
 
 /// What a call needs from its database. The need, and the thread's open scopes (``Scope``),

@@ -180,7 +180,7 @@ extension Database {
     /// Gives the writer back when the transaction a raw `BEGIN` left open (the thread's
     /// innermost scope) has ended.
     private func endPinIfCommitted(_ thread: ThreadState) {
-        guard let scope = thread.scopes.last, scope.kind == .pinnedWriter, scope.access.database === self,
+        guard let scope = thread.scopes.last, scope.kind == .pinnedWriter, scope.access.belongs(to: self),
               writer.lock.withLock({ writer.isAutocommit }) else { return }
         thread.pop()
         writerGate.release()

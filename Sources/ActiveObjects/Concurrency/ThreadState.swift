@@ -23,23 +23,50 @@ final class ThreadState {
     /// The accesses this thread holds open across calls, innermost last (see ``Scope``).
     @exclusivity(unchecked) private(set) var scopes: [Scope] = []
 
+    /// The databases whose writer a raw `BEGIN` of this thread keeps (a ``Scope/Kind/pinnedWriter``
+    /// scope lives between calls: its database must outlive it).
+    @exclusivity(unchecked) private var pinnedDatabases: [Database] = []
+
     /// The innermost open access of `database` on this thread, if any.
     @inline(__always)
     func innermostScope(of database: Database) -> Scope? {
         if scopes.isEmpty { return nil }
-        return scopes.last { $0.access.database === database }
+        return innermostScope(of: ObjectIdentifier(database))
+    }
+
+    @inline(never)
+    private func innermostScope(of database: ObjectIdentifier) -> Scope? {
+        var index = scopes.count - 1
+        while index >= 0 {
+            if scopes[index].access.databaseID == database { return scopes[index] }
+            index -= 1
+        }
+        return nil
     }
 
     /// Whether this thread holds the writer of any database (the schema registry never makes
     /// such a thread wait for another thread's build: that build may wait for this writer).
     var holdsAnyWriter: Bool { scopes.contains { $0.access.role == .writer } }
 
-    func push(_ scope: Scope) { scopes.append(scope) }
+    /// Whether any scope of this thread belongs to `database` and satisfies `condition`.
+    func hasScope(of database: Database, where condition: (Scope) -> Bool) -> Bool {
+        let id = ObjectIdentifier(database)
+        return scopes.contains { $0.access.databaseID == id && condition($0) }
+    }
+
+    func push(_ scope: Scope) {
+        if scope.kind == .pinnedWriter { pinnedDatabases.append(scope.access.database) }
+        scopes.append(scope)
+    }
 
     /// Ends the innermost scope; the cursors that read its snapshot close with it.
     func pop() {
         if !scopeCursors.isEmpty { closeScopeCursors(from: scopes.count) }
-        scopes.removeLast()
+        let scope = scopes.removeLast()
+        if scope.kind == .pinnedWriter,
+           let index = pinnedDatabases.lastIndex(where: { ObjectIdentifier($0) == scope.access.databaseID }) {
+            pinnedDatabases.remove(at: index)
+        }
     }
 
     // MARK: Cursors bound to a scope
@@ -50,7 +77,8 @@ final class ThreadState {
 
     /// The depth of the innermost scope of `database` (for a cursor that borrows its connection).
     func depthOfInnermostScope(of database: Database) -> Int? {
-        scopes.lastIndex { $0.access.database === database }.map { $0 + 1 }
+        let id = ObjectIdentifier(database)
+        return scopes.lastIndex { $0.access.databaseID == id }.map { $0 + 1 }
     }
 
     /// Ties `cursor` to the scope at `depth`: when that scope ends, the cursor closes (its

@@ -198,11 +198,11 @@ public final class Database: @unchecked Sendable {
     /// False inside ``read(_:)-54zpm`` alone (its snapshot is a read transaction), whatever
     /// connection serves it.
     public var isInTransaction: Bool {
-        let scopes = ThreadState.current.scopes.filter { $0.access.belongs(to: self) }
+        let thread = ThreadState.current
         // The writer held by this thread, with a transaction open that no read block of this
         // thread began (with one connection, a read block's snapshot is a transaction on the writer).
-        guard scopes.contains(where: { $0.kind == .writer || $0.kind == .pinnedWriter }),
-              !scopes.contains(where: \.opensReadTransaction) else { return false }
+        guard thread.hasScope(of: self, where: { $0.kind == .writer || $0.kind == .pinnedWriter }),
+              !thread.hasScope(of: self, where: \.opensReadTransaction) else { return false }
         return !writer.isAutocommit
     }
 

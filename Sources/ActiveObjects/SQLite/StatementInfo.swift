@@ -93,6 +93,9 @@ enum TransactionControl: Equatable, Sendable {
 
 /// Collects the authorizer's reports while one statement compiles.
 final class StatementInfoCollector {
+    /// The names of SQLite's schema tables.
+    static let schemaTables: Set<String> = ["sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_temp_schema"]
+
     private var readTables: Set<String> = []
     private var writtenTables: Set<String> = []
     private var transactionControl: TransactionControl?
@@ -119,7 +122,10 @@ final class StatementInfoCollector {
         case SQLITE_READ:
             if let first { readTables.insert(first.lowercased()) }
         case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE:
-            if let first { writtenTables.insert(first.lowercased()) }
+            // The schema table is reported written by statements that only read it (a
+            // table-valued pragma such as `pragma_table_info` reports UPDATEs of its columns);
+            // real schema changes report their own actions (CREATE, ALTER, DROP) below.
+            if let first, !Self.schemaTables.contains(first.lowercased()) { writtenTables.insert(first.lowercased()) }
         case SQLITE_CREATE_TABLE, SQLITE_DROP_TABLE, SQLITE_CREATE_TEMP_TABLE, SQLITE_DROP_TEMP_TABLE,
              SQLITE_CREATE_VTABLE, SQLITE_DROP_VTABLE:
             changesSchema = true

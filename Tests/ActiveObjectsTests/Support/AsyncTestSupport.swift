@@ -100,6 +100,18 @@ final class LiveProbe<Element: Sendable>: @unchecked Sendable {
         return false
     }
 
+    /// Waits until the last element arrived satisfies `condition` (or the timeout passes).
+    @discardableResult
+    func waitUntilLast(timeout: Double = 30, _ condition: (Element) -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let last = elements.last, condition(last) { return true }
+            if isFinished { return false }
+            try? await Task.sleep(nanoseconds: 2_000_000)
+        }
+        return false
+    }
+
     /// Waits until the sequence ended.
     func waitForEnd(timeout: Double = 30) async -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
@@ -118,3 +130,8 @@ final class LiveProbe<Element: Sendable>: @unchecked Sendable {
 
     func cancel() { task?.cancel() }
 }
+
+/// Runs `body` synchronously: inside it, calls resolve to the synchronous forms even in an
+/// async test (where Swift prefers the async overloads), for tests of what the calling thread
+/// sees (`Database.changes`, `lastInsertedRowID`).
+func synchronously<T>(_ body: () throws -> T) rethrows -> T { try body() }

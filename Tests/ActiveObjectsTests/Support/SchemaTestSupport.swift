@@ -24,12 +24,23 @@ class SchemaTestModel: ActiveObject {
 struct SchemaFixture {
     let db: Database
     let trace: TraceRecorder
+    /// The folder of a file database opened with a ``TestStorage`` (removed with the fixture).
+    var folder: TemporaryFolder?
 
     init(path: String? = nil, foreignKeys: Bool = true) throws {
         let trace = TraceRecorder()
         var options = tracedOptions(trace)
         options.foreignKeys = foreignKeys
         db = try path.map { try Database(path: $0, options: options) } ?? Database.inMemory(options: options)
+        self.trace = trace
+    }
+
+    /// A fixture on a database of the kind `storage`.
+    init(_ storage: TestStorage, foreignKeys: Bool = true) throws {
+        let trace = TraceRecorder()
+        var options = tracedOptions(trace)
+        options.foreignKeys = foreignKeys
+        (db, folder) = try storage.open("fixture.sqlite", options: options)
         self.trace = trace
     }
 

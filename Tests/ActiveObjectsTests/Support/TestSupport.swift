@@ -146,3 +146,50 @@ extension Database {
         try withAccess(.read) { try body($0.connection) }
     }
 }
+
+// MARK: - Where a test's database lives
+
+/// The kinds of database a suite runs on: what users run (a file with the default options:
+/// WAL, a writer and readers), one connection for everything, and memory.
+enum TestStorage: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    /// A file with the default options: WAL, one writer, up to four readers.
+    case file
+    /// A file with `maximumReaderCount = 0`: one connection serves everything.
+    case fileOneConnection
+    /// An in-memory database (one connection).
+    case memory
+
+    var testDescription: String { rawValue }
+
+    /// Opens a database of this kind with `options` (the reader count is this kind's), in a
+    /// fresh folder removed with the returned folder box.
+    func open(_ name: String = "test.sqlite", options: Database.Options = Database.Options()) throws -> (Database, TemporaryFolder) {
+        let folder = try TemporaryFolder()
+        var options = options
+        switch self {
+        case .file:
+            return (try Database(path: folder.path(name), options: options), folder)
+        case .fileOneConnection:
+            options.maximumReaderCount = 0
+            return (try Database(path: folder.path(name), options: options), folder)
+        case .memory:
+            return (try Database.inMemory(options: options), folder)
+        }
+    }
+}
+
+/// A temporary folder removed when the last reference to it goes (a class, so that fixtures,
+/// which are copied, can keep one).
+final class TemporaryFolder: Sendable {
+    let url: URL
+
+    init(_ function: String = #function) throws {
+        let name = "ActiveObjectsTests-\(function.prefix(while: { $0 != "(" }))-\(UUID().uuidString)"
+        url = FileManager.default.temporaryDirectory.appendingPathComponent(name, isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
