@@ -40,28 +40,39 @@ extension Connection {
             throw error
         }
         let start = options.traceHandler == nil ? 0 : DispatchTime.now().uptimeNanoseconds
-        var info = statement.info
+        let info = statement.info
         let changesBefore = info.writes ? totalChanges : 0
         let recompilesBefore = automaticRecompiles
         readRecorder?.record(info)
-        let result: Result<T, any Error>
+        let result: T
         do {
-            result = .success(try body(statement))
+            result = try body(statement)
         } catch {
-            result = .failure(error)
+            statement.reset()
+            finish(statement, start: start, info: info, recompilesBefore: recompilesBefore,
+                   changesBefore: changesBefore, succeeded: false)
+            throw error
         }
         statement.reset()
+        finish(statement, start: start, info: info, recompilesBefore: recompilesBefore,
+               changesBefore: changesBefore, succeeded: true)
+        return result
+    }
+
+    /// What ``withStatement(_:binding:_:)`` records once a statement ran and was reset (not
+    /// generic: one copy for every statement).
+    private func finish(_ statement: Statement, start: UInt64, info: StatementInfo, recompilesBefore: Int,
+                        changesBefore: Int32, succeeded: Bool) {
         if let trace = options.traceHandler {
             trace(statement.sql, DispatchTime.now().uptimeNanoseconds &- start)
         }
+        var info = info
         if automaticRecompiles != recompilesBefore && schemaChanged(since: statement) {
             // SQLite compiled the statement again (the schema changed): what it reads and
             // writes may have changed too (a trigger added, a view redefined).
             info = relearnInfo(of: statement)
             readRecorder?.record(info)
         }
-        let succeeded: Bool
-        if case .success = result { succeeded = true } else { succeeded = false }
         if info.writes {
             let changedRows = totalChanges != changesBefore
             if (changedRows || (succeeded && info.changesSchema)) && changes.last !== info { changes.append(info) }
@@ -71,7 +82,7 @@ extension Connection {
         guard succeeded else {
             // What a failed statement kept is committed now if no transaction is open.
             if !changes.isEmpty && info.writes && isAutocommit { publishCommit() }
-            return try result.get()
+            return
         }
         if info.changesSchema {
             if !isAutocommit { uncommittedSchemaChange = true }
@@ -80,7 +91,6 @@ extension Connection {
         if let control = info.transactionControl { transactionStatementRan(control) }
         // No transaction left open after a write or COMMIT: the changes are committed.
         if !changes.isEmpty && (info.writes || info.transactionControl != nil) && isAutocommit { publishCommit() }
-        return try result.get()
     }
 
     /// Executes a statement that returns no rows (rows, if any, are stepped through).
