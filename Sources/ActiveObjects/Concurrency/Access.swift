@@ -9,13 +9,13 @@
 /// The access is valid only inside the closure it was given to: the connection is leased,
 /// held, or borrowed from an enclosing scope for exactly that long.
 ///
-/// It holds its database `unowned(unsafe)`: an access is created and passed down on every
-/// call, and counting references to the one object every thread shares costs contended atomic
-/// operations on every read — what kept reads from scaling with threads. Safety: an access
-/// never outlives the call that made it, during which the caller holds the database; the one
-/// scope kept between calls (a raw `BEGIN`'s) keeps its database alive separately
-/// (``ThreadState/pinnedDatabases``). Identity comparisons use ``databaseID``, which needs no
-/// reference at all. The connection is held strongly: one thread at a time uses it.
+/// It holds its database and connection `unowned(unsafe)`: an access is created and passed
+/// down on every call, and counting references to objects every thread shares (the database,
+/// the writer) costs contended atomic operations on every read — what kept reads from scaling
+/// with threads. Safety: an access never outlives the call that made it, during which the
+/// caller holds the database (and the database its connections); the one scope kept between
+/// calls (a raw `BEGIN`'s) keeps its database alive separately (``ThreadState/pinnedDatabases``).
+/// Identity comparisons use ``databaseID``, which needs no reference at all.
 struct Access {
     enum Role {
         /// The database's one writer connection (also the only connection of in-memory
@@ -26,7 +26,7 @@ struct Access {
     }
 
     unowned(unsafe) let database: Database
-    let connection: Connection
+    unowned(unsafe) let connection: Connection
     let role: Role
     /// The database's identity.
     let databaseID: ObjectIdentifier
