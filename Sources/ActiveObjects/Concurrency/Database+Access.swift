@@ -67,23 +67,23 @@ extension Database {
     }
 
     /// Runs `body` on an access this thread already holds (a scope's).
+    /// (The connection is read from `access` at each use rather than bound to a local: a local
+    /// copy of an `unowned(unsafe)` reference costs a retain and a release.)
     @inline(__always)
     private func use<T>(_ access: Access, _ body: (Access) throws -> T) throws -> T {
-        let connection = access.connection
-        connection.lock.lock()
-        defer { connection.lock.unlock() }
+        access.connection.lock.lock()
+        defer { access.connection.lock.unlock() }
         // A scope in progress when close() ran (a read block, a walk): its next call fails.
-        guard connection.sqliteConnection != nil, !isClosed else { throw ActiveObjectError.databaseClosed }
+        guard access.connection.sqliteConnection != nil, !isClosed else { throw ActiveObjectError.databaseClosed }
         return try body(access)
     }
 
     /// Runs `body` on the writer scope this thread holds, keeping the facts of its writes; a
     /// statement that ends a transaction begun with raw SQL gives the writer back.
     private func useWriterScope<T>(_ scope: Scope, _ thread: ThreadState, _ body: (Access) throws -> T) throws -> T {
-        let connection = scope.access.connection
-        let writes = connection.writeCount
+        let writes = scope.access.connection.writeCount
         defer {
-            if connection.writeCount != writes { recordWrite(on: connection, thread) }
+            if scope.access.connection.writeCount != writes { recordWrite(on: scope.access.connection, thread) }
             if scope.kind == .pinnedWriter { endPinIfCommitted(thread) }
         }
         return try use(scope.access, body)

@@ -347,18 +347,17 @@ extension ActiveObject {
     ///   object stays new); the errors of binding and of SQLite.
     private func insertNew(schema: ModelSchema, sql: ModelSQL, database: Database, context: ValueContext) throws {
         try database.withAccess(.write) { access in
-            let connection = access.connection
-            try connection.withStatement(sql.insertSQL, binding: { statement in
+            try access.connection.withStatement(sql.insertSQL, binding: { statement in
                 try bindColumns(to: statement, schema: schema, context: context)
             }) { statement in
                 while try statement.step() {}
             }
             // Nothing inserted (`ON CONFLICT IGNORE`, `RAISE(IGNORE)`): `last_insert_rowid`
             // names an earlier row, which this object must never take.
-            if connection.lastChanges == 0 { throw ActiveObjectError.notInserted(table: schema.tableName) }
-            if connection.transactionDepth > 0 {
+            if access.connection.lastChanges == 0 { throw ActiveObjectError.notInserted(table: schema.tableName) }
+            if access.connection.transactionDepth > 0 {
                 // A rollback of the enclosing transaction makes the object new again.
-                let log = RollbackLog.of(connection)
+                let log = RollbackLog.of(access.connection)
                 // (An auto-numbered key must go back to nil: that needs a log entry.)
                 if recordState == .new && preloadedRelations == nil && schema.autoNumberedKeySlot == nil,
                    let fate = log.currentFate {
@@ -367,7 +366,7 @@ extension ActiveObject {
                     log.record(self, rollbackSnapshot(schema: schema))
                 }
             }
-            markPersisted(schema: schema, rowID: sql.hasRowID ? connection.lastInsertRowID : nil)
+            markPersisted(schema: schema, rowID: sql.hasRowID ? access.connection.lastInsertRowID : nil)
         }
     }
 
