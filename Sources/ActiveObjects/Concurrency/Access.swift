@@ -9,13 +9,16 @@
 /// The access is valid only inside the closure it was given to: the connection is leased,
 /// held, or borrowed from an enclosing scope for exactly that long.
 ///
-/// It holds its database and connection `unowned(unsafe)`: an access is created and passed
-/// down on every call, and counting references to objects every thread shares (the database,
-/// the writer) costs contended atomic operations on every read — what kept reads from scaling
-/// with threads. Safety: an access never outlives the call that made it, during which the
-/// caller holds the database (and the database its connections); the one scope kept between
-/// calls (a raw `BEGIN`'s) keeps its database alive separately (``ThreadState/pinnedDatabases``).
-/// Identity comparisons use ``databaseID``, which needs no reference at all.
+/// It holds its database and connection without counting references: an access is created and
+/// passed down on every call, and counting references to objects every thread shares (the
+/// database, the writer) costs contended atomic operations on every read — what kept reads
+/// from scaling with threads — and a retain and release at every use. Safety: an access never
+/// outlives the call that made it, during which the caller holds the database (and the
+/// database its connections); the one scope kept between calls (a raw `BEGIN`'s) keeps its
+/// database alive separately (``ThreadState/pinnedDatabases``). Identity comparisons use
+/// ``databaseID``, which needs no reference at all. Hot paths reach the connection with
+/// ``withConnection(_:)``, which lends it without a retain; ``connection`` returns a counted
+/// reference, for everything else.
 struct Access {
     enum Role {
         /// The database's one writer connection (also the only connection of in-memory
@@ -26,16 +29,26 @@ struct Access {
     }
 
     unowned(unsafe) let database: Database
-    unowned(unsafe) let connection: Connection
+    private let connectionReference: Unmanaged<Connection>
     let role: Role
     /// The database's identity.
     let databaseID: ObjectIdentifier
 
     init(database: Database, connection: Connection, role: Role) {
         self.database = database
-        self.connection = connection
+        connectionReference = Unmanaged.passUnretained(connection)
         self.role = role
         databaseID = ObjectIdentifier(database)
+    }
+
+    /// The connection.
+    var connection: Connection { connectionReference.takeUnretainedValue() }
+
+    /// Runs `body` with the connection, lent without counting a reference (the access keeps it
+    /// alive, see above).
+    @inline(__always)
+    func withConnection<R>(_ body: (Connection) throws -> R) rethrows -> R {
+        try connectionReference._withUnsafeGuaranteedRef(body)
     }
 
     /// Whether `database` is the one this access belongs to (eager loading reuses an access

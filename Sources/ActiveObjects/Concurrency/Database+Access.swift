@@ -67,26 +67,28 @@ extension Database {
     }
 
     /// Runs `body` on an access this thread already holds (a scope's).
-    /// (The connection is read from `access` at each use rather than bound to a local: a local
-    /// copy of an `unowned(unsafe)` reference costs a retain and a release.)
     @inline(__always)
     private func use<T>(_ access: Access, _ body: (Access) throws -> T) throws -> T {
-        access.connection.lock.lock()
-        defer { access.connection.lock.unlock() }
-        // A scope in progress when close() ran (a read block, a walk): its next call fails.
-        guard access.connection.sqliteConnection != nil, !isClosed else { throw ActiveObjectError.databaseClosed }
-        return try body(access)
+        try access.withConnection { connection in
+            connection.lock.lock()
+            defer { connection.lock.unlock() }
+            // A scope in progress when close() ran (a read block, a walk): its next call fails.
+            guard connection.sqliteConnection != nil, !isClosed else { throw ActiveObjectError.databaseClosed }
+            return try body(access)
+        }
     }
 
     /// Runs `body` on the writer scope this thread holds, keeping the facts of its writes; a
     /// statement that ends a transaction begun with raw SQL gives the writer back.
     private func useWriterScope<T>(_ scope: Scope, _ thread: ThreadState, _ body: (Access) throws -> T) throws -> T {
-        let writes = scope.access.connection.writeCount
-        defer {
-            if scope.access.connection.writeCount != writes { recordWrite(on: scope.access.connection, thread) }
-            if scope.kind == .pinnedWriter { endPinIfCommitted(thread) }
+        try scope.access.withConnection { connection in
+            let writes = connection.writeCount
+            defer {
+                if connection.writeCount != writes { recordWrite(on: connection, thread) }
+                if scope.kind == .pinnedWriter { endPinIfCommitted(thread) }
+            }
+            return try use(scope.access, body)
         }
-        return try use(scope.access, body)
     }
 
     /// Rule 2, reads: a reader leased for the call.

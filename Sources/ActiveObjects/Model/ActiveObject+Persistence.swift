@@ -346,18 +346,18 @@ extension ActiveObject {
     /// - Throws: ``ActiveObjectError/notInserted(table:)`` when SQLite ignored the INSERT (the
     ///   object stays new); the errors of binding and of SQLite.
     private func insertNew(schema: ModelSchema, sql: ModelSQL, database: Database, context: ValueContext) throws {
-        try database.withAccess(.write) { access in
-            try access.connection.withStatement(sql.insertSQL, binding: { statement in
+        try database.withAccess(.write) { access in try access.withConnection { connection in
+            try connection.withStatement(sql.insertSQL, binding: { statement in
                 try bindColumns(to: statement, schema: schema, context: context)
             }) { statement in
                 while try statement.step() {}
             }
             // Nothing inserted (`ON CONFLICT IGNORE`, `RAISE(IGNORE)`): `last_insert_rowid`
             // names an earlier row, which this object must never take.
-            if access.connection.lastChanges == 0 { throw ActiveObjectError.notInserted(table: schema.tableName) }
-            if access.connection.transactionDepth > 0 {
+            if connection.lastChanges == 0 { throw ActiveObjectError.notInserted(table: schema.tableName) }
+            if connection.transactionDepth > 0 {
                 // A rollback of the enclosing transaction makes the object new again.
-                let log = RollbackLog.of(access.connection)
+                let log = RollbackLog.of(connection)
                 // (An auto-numbered key must go back to nil: that needs a log entry.)
                 if recordState == .new && preloadedRelations == nil && schema.autoNumberedKeySlot == nil,
                    let fate = log.currentFate {
@@ -366,8 +366,8 @@ extension ActiveObject {
                     log.record(self, rollbackSnapshot(schema: schema))
                 }
             }
-            markPersisted(schema: schema, rowID: sql.hasRowID ? access.connection.lastInsertRowID : nil)
-        }
+            markPersisted(schema: schema, rowID: sql.hasRowID ? connection.lastInsertRowID : nil)
+        } }
     }
 
     /// Deletes the object's row. Runs `willDelete()` first (throwing cancels) and
