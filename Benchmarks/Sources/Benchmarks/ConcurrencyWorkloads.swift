@@ -240,13 +240,15 @@ func printConcurrencyTables(_ results: ConcurrencyResults, sizes: Sizes) {
             ? "Latency of a find(id:) every 2 ms from one thread while another thread runs a \(sizes.latencyRows)-row write transaction (\(sizes.latencyRounds) rounds):"
             : "The same from @MainActor code, `try await` each lookup (\(sizes.latencyRounds) rounds):")
         print("")
-        print("| contender | p50 ms | p99 ms | max ms | lookups | write ms (median) | p99 ≤ \(Int(latencyTargetMilliseconds)) ms |")
-        print("|---|---:|---:|---:|---:|---:|---|")
+        print("| contender | p50 ms | p99 ms | max ms | lookups | write ms (median) | p99 ≤ \(Int(latencyTargetMilliseconds)) ms | p99 ≤ GRDB-pool's |")
+        print("|---|---:|---:|---:|---:|---:|---|---|")
+        let grdb = byContender["GRDB-pool"].map { LatencySummary($0).p99 }
         for name in results.contenders {
             guard let samples = byContender[name] else { continue }
             let summary = LatencySummary(samples)
             let write = results.writeMilliseconds[workload]?[name].map(medianOf) ?? .nan
-            print("| \(name) | \(format(summary.p50, decimals: 3)) | \(format(summary.p99, decimals: 3)) | \(format(summary.max, decimals: 2)) | \(summary.count) | \(format(write, decimals: 0)) | \(summary.p99 <= latencyTargetMilliseconds ? "yes" : "NO") |")
+            let versusGRDB = name == "ActiveObjects" ? grdb.map { summary.p99 <= $0 ? "yes" : "NO" } ?? "–" : "–"
+            print("| \(name) | \(format(summary.p50, decimals: 3)) | \(format(summary.p99, decimals: 3)) | \(format(summary.max, decimals: 2)) | \(summary.count) | \(format(write, decimals: 0)) | \(summary.p99 <= latencyTargetMilliseconds ? "yes" : "NO") | \(versusGRDB) |")
         }
     }
 }

@@ -21,7 +21,10 @@ struct Sizes {
     var threadLookups = 20_000
     /// read-latency(-async): rows of the long write transaction, and rounds.
     var latencyRows = 200_000
-    var latencyRounds = 5
+    /// Rounds of the latency workloads: ActiveObjects' write transaction lasts about 0.4 s, so
+    /// ten rounds give it about 2,000 lookups — enough for a p99 that one hiccup of the machine
+    /// does not decide.
+    var latencyRounds = 10
     /// live-latency and live-external: commits observed.
     var liveCommits = 200
     var externalCommits = 100
