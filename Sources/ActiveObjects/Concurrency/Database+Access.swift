@@ -160,7 +160,7 @@ extension Database {
         guard connection.sqliteConnection != nil else { throw ActiveObjectError.databaseClosed }
         let access = Access(database: self, connection: connection, role: .writer)
         // `last_insert_rowid()` answers for this thread, as with a connection of its own.
-        connection.lastInsertRowID = thread.lastInsertedRowID(in: identity)
+        connection.lastInsertRowID = thread.lastInsertedRowID(in: serial)
         let writes = connection.writeCount
         thread.push(Scope(access: access, kind: .writer))
         defer {
@@ -176,7 +176,7 @@ extension Database {
 
     /// Keeps what the thread's last write did, for ``changes`` and ``lastInsertedRowID``.
     private func recordWrite(on connection: Connection, _ thread: ThreadState) {
-        thread.recordWrite(in: identity, changes: connection.lastChanges, lastInsertedRowID: connection.lastInsertRowID)
+        thread.recordWrite(in: serial, changes: connection.lastChanges, lastInsertedRowID: connection.lastInsertRowID)
     }
 
     /// Gives the writer back when the transaction a raw `BEGIN` left open (the thread's

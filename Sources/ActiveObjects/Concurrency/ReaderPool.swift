@@ -52,13 +52,15 @@ final class ReaderPool: @unchecked Sendable {
     let maximumCount: Int
     private let makeConnection: () throws -> Connection
 
-    init(maximumCount: Int, makeConnection: @escaping () throws -> Connection) {
+    /// The pool's number in threads' affinities (its database's serial, never reused).
+    private let serial: Int
+
+    init(maximumCount: Int, serial: Int, makeConnection: @escaping () throws -> Connection) {
         self.maximumCount = maximumCount
+        self.serial = serial
         self.makeConnection = makeConnection
         slots = (0..<maximumCount).map { _ in Slot() }
     }
-
-    private var identity: ObjectIdentifier { ObjectIdentifier(self) }
 
     /// A connection for `thread` (the calling thread); give it back with ``giveBack(_:)``.
     /// - Throws: ``ActiveObjectError/databaseClosed``; ``DatabaseError`` `busy` after waiting
@@ -94,12 +96,14 @@ final class ReaderPool: @unchecked Sendable {
         return nil
     }
 
-    /// The index of this pool's entry in `thread`'s affinities, added on first use.
+    /// The index of this pool's entry in `thread`'s affinities, added on first use (the
+    /// oldest entry goes when the thread remembers too many pools).
     @inline(__always)
     private func affinityEntry(of thread: ThreadState) -> Int {
-        let identity = identity
-        if let index = thread.readerAffinity.firstIndex(where: { $0.pool == identity }) { return index }
-        thread.readerAffinity.append((identity, 0))
+        let serial = serial
+        if let index = thread.readerAffinity.lastIndex(where: { $0.pool == serial }) { return index }
+        if thread.readerAffinity.count >= ThreadState.rememberedDatabases { thread.readerAffinity.removeFirst() }
+        thread.readerAffinity.append((serial, 0))
         return thread.readerAffinity.count - 1
     }
 

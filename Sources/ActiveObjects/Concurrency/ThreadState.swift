@@ -95,30 +95,30 @@ final class ThreadState {
 
     // MARK: Facts of the last write, per database
 
-    /// Per database: the rows changed by this thread's last INSERT, UPDATE or DELETE, and the
-    /// rowid of the last row it inserted (a few databases at most: a small array).
-    @exclusivity(unchecked) private var writeFacts: [(database: ObjectIdentifier, changes: Int, lastInsertedRowID: Int64)] = []
+    /// Per database (by ``Database/serial``, never reused), the rows changed by this thread's
+    /// last INSERT, UPDATE or DELETE and the rowid of the last row it inserted. The databases a
+    /// thread wrote to recently, most recent last: a thread of a pool that serves many
+    /// databases keeps at most ``rememberedDatabases`` of them.
+    @exclusivity(unchecked) private var writeFacts: [(database: Int, changes: Int, lastInsertedRowID: Int64)] = []
+    static let rememberedDatabases = 16
 
-    func changes(in database: ObjectIdentifier) -> Int {
-        writeFacts.first { $0.database == database }?.changes ?? 0
+    func changes(in database: Int) -> Int {
+        writeFacts.last { $0.database == database }?.changes ?? 0
     }
 
-    func lastInsertedRowID(in database: ObjectIdentifier) -> Int64 {
-        writeFacts.first { $0.database == database }?.lastInsertedRowID ?? 0
+    func lastInsertedRowID(in database: Int) -> Int64 {
+        writeFacts.last { $0.database == database }?.lastInsertedRowID ?? 0
     }
 
-    func recordWrite(in database: ObjectIdentifier, changes: Int, lastInsertedRowID: Int64) {
-        if let index = writeFacts.firstIndex(where: { $0.database == database }) {
+    func recordWrite(in database: Int, changes: Int, lastInsertedRowID: Int64) {
+        if let index = writeFacts.lastIndex(where: { $0.database == database }) {
             writeFacts[index].changes = changes
             writeFacts[index].lastInsertedRowID = lastInsertedRowID
+            if index != writeFacts.count - 1 { writeFacts.append(writeFacts.remove(at: index)) }
         } else {
+            if writeFacts.count >= Self.rememberedDatabases { writeFacts.removeFirst() }
             writeFacts.append((database, changes, lastInsertedRowID))
         }
-    }
-
-    /// Forgets a database that closed.
-    func forget(_ database: ObjectIdentifier) {
-        writeFacts.removeAll { $0.database == database }
     }
 
     // MARK: The async call this thread runs
@@ -132,8 +132,9 @@ final class ThreadState {
 
     // MARK: Readers
 
-    /// Per reader pool, the slot this thread leased last: tried first next time (see ``ReaderPool``).
-    @exclusivity(unchecked) var readerAffinity: [(pool: ObjectIdentifier, slot: Int)] = []
+    /// Per reader pool (by its database's serial), the slot this thread leased last: tried first
+    /// next time (see ``ReaderPool``). At most ``rememberedDatabases`` pools, most recent last.
+    @exclusivity(unchecked) var readerAffinity: [(pool: Int, slot: Int)] = []
 
     /// This thread's identity as a number, for lock-free bookkeeping (never 0).
     var token: Int { Int(bitPattern: Unmanaged.passUnretained(self).toOpaque()) }

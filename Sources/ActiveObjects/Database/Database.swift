@@ -81,7 +81,7 @@ public final class Database: @unchecked Sendable {
         writer.schemaChanged = forgetLayouts
         writerGate = WriterGate(connection: writer)
         if options.maximumReaderCount > 0 && writer.journalMode == "wal" {
-            readers = ReaderPool(maximumCount: options.maximumReaderCount) {
+            readers = ReaderPool(maximumCount: options.maximumReaderCount, serial: serial) {
                 let reader = try Connection(path: path, options: options, role: .reader)
                 reader.schemaChanged = forgetLayouts
                 return reader
@@ -156,8 +156,11 @@ public final class Database: @unchecked Sendable {
     /// (SQLite's `journal_size_limit`): 4 MiB.
     public static let walSizeLimit = 4 * 1024 * 1024
 
-    /// This database's identity in per-thread bookkeeping.
-    var identity: ObjectIdentifier { ObjectIdentifier(self) }
+    /// This database's number in per-thread bookkeeping that may outlive it (the facts of a
+    /// thread's last write): unique in the process, unlike the object's address, which a later
+    /// database may reuse.
+    let serial = Database.serials.add(1)
+    private static let serials = AtomicWord()
 
     /// The value context (date strategy) of this database.
     var valueContext: ValueContext { writer.valueContext }
@@ -180,7 +183,7 @@ public final class Database: @unchecked Sendable {
     /// thread** ran on this database (0 if none) — also one that failed after changing rows
     /// (`OR FAIL`). Another thread's writes do not change it. (Async calls run on the
     /// library's own threads: use the result they return instead.)
-    public var changes: Int { ThreadState.current.changes(in: identity) }
+    public var changes: Int { ThreadState.current.changes(in: serial) }
 
     /// The rowid of the last row **the calling thread** inserted through this database (0
     /// when none), kept per thread like ``changes``: another thread's inserts do not change
@@ -191,7 +194,7 @@ public final class Database: @unchecked Sendable {
     /// try db.execute("INSERT INTO note(body) VALUES (?)", ["hi"])
     /// let id = db.lastInsertedRowID
     /// ```
-    public var lastInsertedRowID: Int64 { ThreadState.current.lastInsertedRowID(in: identity) }
+    public var lastInsertedRowID: Int64 { ThreadState.current.lastInsertedRowID(in: serial) }
 
     /// True while **the calling thread** is inside a ``transaction(_:)-8sgwh`` of this database (or
     /// a transaction it began with raw SQL). Never waits for another thread's transaction.

@@ -10,7 +10,7 @@ import Testing
         let path = folder.path("affinity.sqlite")
         let writer = try Connection(path: path, options: Database.Options(), role: .writer)
         defer { writer.lock.withLock { writer.closeNow() } }
-        return ReaderPool(maximumCount: maximumCount) {
+        return ReaderPool(maximumCount: maximumCount, serial: -1) {
             try Connection(path: path, options: Database.Options(), role: .reader)
         }
     }

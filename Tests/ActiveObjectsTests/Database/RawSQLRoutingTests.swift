@@ -60,6 +60,23 @@ import Testing
         #expect(db.lastInsertedRowID == mine)
     }
 
+    /// A database opened where a closed one lived (the same address) starts with no facts of
+    /// this thread: they are kept by the database's serial number, never reused.
+    @Test func aNewDatabaseNeverInheritsTheFactsOfAFreedOne() throws {
+        var addresses = Set<ObjectIdentifier>()
+        var reused = 0
+        for round in 0..<50 {
+            let db = try Database.inMemory()
+            if !addresses.insert(ObjectIdentifier(db)).inserted { reused += 1 }
+            #expect(db.lastInsertedRowID == 0 && db.changes == 0, "round \(round): facts of another database")
+            try db.execute("CREATE TABLE t (x)")
+            try db.execute("INSERT INTO t VALUES (1), (2), (3)")
+            #expect(db.lastInsertedRowID == 3 && db.changes == 3)
+            try db.close()
+        }
+        print("RELIABILITY routing: \(reused) of 50 databases reused a freed database's address")
+    }
+
     @Test func statementsThatWriteRunOnTheWriterAndReturnTheirRows() throws {
         let folder = try TemporaryDirectory()
         let db = try Self.open(folder)
