@@ -14,8 +14,10 @@
 /// database, the writer) costs contended atomic operations on every read — what kept reads
 /// from scaling with threads — and a retain and release at every use. Safety: an access never
 /// outlives the call that made it, during which the caller holds the database (and the
-/// database its connections); the one scope kept between calls (a raw `BEGIN`'s) keeps its
-/// database alive separately (``ThreadState/pinnedDatabases``). Identity comparisons use
+/// database its connections), with two exceptions that hold what keeps it valid: the scope of
+/// a raw `BEGIN`, kept between calls, keeps its database alive (``ThreadState/pinnedDatabases``;
+/// the writer is the database's), and a cursor's placement keeps its leased connection
+/// (``CursorPlacement/leased(_:_:)``) while the cursor keeps its database. Identity comparisons use
 /// ``databaseID``, which needs no reference at all. Hot paths reach the connection with
 /// ``withConnection(_:)``, which lends it without a retain; ``connection`` returns a counted
 /// reference, for everything else.

@@ -46,7 +46,10 @@ extension Database {
                          _ body: (Access) throws -> T) throws -> T {
         switch need {
         case .read, .snapshot:
-            return try use(scope.access, body)
+            // On the writer, a read may still write (raw SQL) or end a raw `BEGIN`'s
+            // transaction: keep its facts, and give the writer back when that ended.
+            guard scope.access.role == .writer else { return try use(scope.access, body) }
+            return try useWriterScope(scope, thread, body)
         case .readBlock:
             if scope.kind == .readBlock { return try use(scope.access, body) }
             // Inside a transaction (or a snapshot fetch): the block reads what the enclosing
@@ -123,7 +126,10 @@ extension Database {
                 result = try body(access)
             } catch {
                 thread.pop()
-                if opens && connection.sqliteConnection != nil && !connection.isAutocommit {
+                // The transaction only read — unless, with one connection for everything, a hook
+                // wrote inside it: keep such writes, as they would be kept with readers.
+                if opens && connection.sqliteConnection != nil && !connection.isAutocommit,
+                   (try? connection.execute("COMMIT")) == nil {
                     try? connection.execute("ROLLBACK")
                 }
                 throw error
@@ -147,31 +153,71 @@ extension Database {
         return try onAcquiredWriter(thread, body)
     }
 
-    /// ``onWriter(_:_:)`` once the gate is taken: gives it back when `body` returns (unless a
-    /// raw `BEGIN` pinned it to the thread).
+    /// ``onWriter(_:_:)`` once the gate is taken: gives it back when `body` returns — unless
+    /// `body` was a raw `BEGIN` (or `SAVEPOINT`) that left a transaction open, which keeps the
+    /// writer on this thread (a pinned scope) until a later statement of the thread ends it.
+    ///
+    /// A transaction left open is kept only where that can work: not by the work of an async
+    /// call (its thread is one of the library's, not the caller's), and not from inside
+    /// another scope of this database (a hook during a fetch): there it is rolled back and the
+    /// call throws ``ActiveObjectError/misuse(_:)``. A transaction left open by a call that
+    /// failed (a `ROLLBACK` that failed in turn) is rolled back too. (Synchronous code inside
+    /// an `async` function that begins a transaction with raw SQL must end it before its next
+    /// `await`: the function may resume on another thread. Prefer `transaction`.)
     private func onAcquiredWriter<T>(_ thread: ThreadState, _ body: (Access) throws -> T) throws -> T {
         let connection = writer
-        var keepsGate = false
         connection.lock.lock()
-        defer {
+        guard connection.sqliteConnection != nil else {
             connection.lock.unlock()
-            if !keepsGate { writerGate.release() }
+            writerGate.release()
+            throw ActiveObjectError.databaseClosed
         }
-        guard connection.sqliteConnection != nil else { throw ActiveObjectError.databaseClosed }
         let access = Access(database: self, connection: connection, role: .writer)
         // `last_insert_rowid()` answers for this thread, as with a connection of its own.
         connection.lastInsertRowID = thread.lastInsertedRowID(in: serial)
         let writes = connection.writeCount
         thread.push(Scope(access: access, kind: .writer))
-        defer {
-            thread.pop()
-            if connection.writeCount != writes { recordWrite(on: connection, thread) }
-            if connection.sqliteConnection != nil && !connection.isAutocommit && connection.transactionDepth == 0 {
-                thread.push(Scope(access: access, kind: .pinnedWriter))
-                keepsGate = true
+        var result: T?
+        var failure: (any Error)?
+        do {
+            result = try body(access)
+        } catch {
+            failure = error
+        }
+        thread.pop()
+        if connection.writeCount != writes { recordWrite(on: connection, thread) }
+        var pins = false
+        if connection.sqliteConnection != nil && !connection.isAutocommit && connection.transactionDepth == 0 {
+            // A failed call's leftover transaction is never kept; a raw BEGIN's may be.
+            let refusal: String? = failure != nil ? "" : pinRefusal(thread)
+            if let refusal {
+                // Not kept: roll it back (what it wrote is undone), and say why.
+                try? connection.execute("ROLLBACK")
+                if failure == nil { failure = ActiveObjectError.misuse(refusal) }
+            } else {
+                pins = true
             }
         }
-        return try body(access)
+        connection.lock.unlock()
+        if pins {
+            thread.push(Scope(access: access, kind: .pinnedWriter))
+        } else {
+            writerGate.release()
+        }
+        if let failure { throw failure }
+        return result!
+    }
+
+    /// Why this thread cannot keep a transaction begun with raw SQL open between calls, or nil
+    /// when it can.
+    private func pinRefusal(_ thread: ThreadState) -> String? {
+        if thread.isRunningAsyncJob {
+            return "a transaction begun with raw SQL from an async call cannot stay open (the call runs on the database's own threads): use `try await db.transaction { … }`"
+        }
+        if thread.innermostScope(of: self) != nil {
+            return "a transaction begun with raw SQL inside another call on this database (a hook during a fetch, a db.read block) cannot stay open: begin it outside, or use db.transaction { … }"
+        }
+        return nil
     }
 
     /// Keeps what the thread's last write did, for ``changes`` and ``lastInsertedRowID``.
@@ -199,28 +245,38 @@ extension Database {
     ///   statements that would break `transaction` (see ``checkRawStatement(_:on:)``); the
     ///   errors of ``withAccess(_:_:)`` and of compiling the statement.
     func withRawStatement<T>(_ sql: String, _ body: (Access, Statement) throws -> T) throws -> T {
-        var result: T?
-        var needsWriter = AccessNeed.read
         // Inside a read block or a snapshot fetch, a statement naming what only the writer has
         // fails as it is: run elsewhere it would read outside the block's snapshot.
-        let inScope = ThreadState.current.innermostScope(of: self) != nil
-        try withAccess(.read) { access in
+        let enclosing = ThreadState.current.innermostScope(of: self)
+        var result: T?
+        var ran = false
+        var needsWriter = AccessNeed.write
+        let attempt = { (access: Access) throws in
             let statement: Statement
             do {
                 statement = try access.connection.cachedStatement(sql)
-            } catch let error as DatabaseError where access.role == .reader && !inScope && needsWriterState(error) {
+            } catch let error as DatabaseError where access.role == .reader && enclosing == nil && self.needsWriterState(error) {
                 // It names a TEMP object or an attached database, which only the writer has
                 // (the reader could not compile it: nothing ran).
                 needsWriter = .writerRead
                 return
             }
-            if access.role == .reader && !statement.info.mayRunOnReader(statement) {
-                needsWriter = statement.info.writesOrControlsTransactions(statement) ? .write : .writerRead
+            let info = statement.info
+            if enclosing?.kind == .readBlock && info.writesOrControlsTransactions(statement) {
+                throw ActiveObjectError.misuse(
+                    "`\(sql)` inside db.read { }: reads only there (it writes or ends the block's transaction); use db.transaction { } to write")
+            }
+            if access.role == .reader && !info.mayRunOnReader(statement) {
+                needsWriter = info.writesOrControlsTransactions(statement) ? .write : .writerRead
                 return
             }
-            result = try runRaw(statement, access, body)
+            result = try self.runRaw(statement, access, body)
+            ran = true
         }
-        if let result { return result }
+        // Compiled first where a read would run; outside any scope, on a connection free right
+        // now (a writer-bound statement need not wait for a reader just to be compiled).
+        if enclosing == nil { try withAnyFreeConnection(attempt) } else { try withAccess(.read, attempt) }
+        if ran, let result { return result }
         return try withAccess(needsWriter) { access in
             try runRaw(try access.connection.cachedStatement(sql), access, body)
         }
@@ -298,8 +354,9 @@ enum CursorPlacement {
     /// the cursor reads that snapshot, on that thread only, and closes when the scope ends.
     case borrowed(Access, thread: ObjectIdentifier)
     /// A reader leased for the cursor's lifetime: its statement keeps a read transaction (one
-    /// snapshot) open until the cursor ends.
-    case leased(Access)
+    /// snapshot) open until the cursor ends. The connection is held strongly here: the access
+    /// does not keep it alive, and a temporary extra reader has no other owner.
+    case leased(Access, Connection)
     /// The writer, taken for each step: a cursor opened inside a transaction (it reads the
     /// transaction's writes), or when one connection serves everything.
     case writer
@@ -319,11 +376,11 @@ extension Database {
         }
         guard let readers else { return .writer }
         let connection = try readers.lease(for: thread, timeout: options.busyTimeoutNanoseconds)
-        return .leased(Access(database: self, connection: connection, role: .reader))
+        return .leased(Access(database: self, connection: connection, role: .reader), connection)
     }
 
     /// Gives back what ``placeCursor(_:)`` leased (from any thread).
     func releaseCursorPlacement(_ placement: CursorPlacement) {
-        if case .leased(let access) = placement { readers?.giveBack(access.connection) }
+        if case .leased(_, let connection) = placement { readers?.giveBack(connection) }
     }
 }

@@ -16,7 +16,8 @@ import Foundation
 /// statements and pages are still warm in its CPU cache), then the others.
 ///
 /// The pool's lock (`condition`) is taken only to open a connection, to wait for one when
-/// every connection is leased (at most the busy timeout, then SQLite's `busy` error), and to
+/// every connection is leased (at most the busy timeout, then SQLite's `busy` error), to wake
+/// such a waiter when a connection is given back, to retire a temporary connection, and to
 /// close. A thread that itself holds a leased connection and finds none idle (nested reads
 /// inside `each`, open cursors) would wait for itself forever: it gets a temporary extra
 /// connection instead, closed when given back.
@@ -45,6 +46,8 @@ final class ReaderPool: @unchecked Sendable {
     /// Temporary extra connections open right now, by the token of the thread they were
     /// opened for; under the lock.
     private var temporaryHolders: [ObjectIdentifier: Int] = [:]
+    /// The temporary extra connections open right now (for ``close()``); under the lock.
+    private var temporaries: [ObjectIdentifier: Connection] = [:]
     /// Threads waiting for a connection (a giveBack signals only when there are some).
     private let waiting = AtomicWord(0)
     /// Set once ``close()`` ran; read with or without the pool's lock.
@@ -187,6 +190,7 @@ final class ReaderPool: @unchecked Sendable {
             connection.readerSlot = -1
             connection.temporaryHolder = thread.identity
             temporaryHolders[thread.identity, default: 0] += 1
+            temporaries[ObjectIdentifier(connection)] = connection
         }
         return connection
     }
@@ -212,6 +216,7 @@ final class ReaderPool: @unchecked Sendable {
     private func retire(_ connection: Connection) {
         condition.lock()
         if connection.readerSlot < 0 {
+            temporaries[ObjectIdentifier(connection)] = nil
             if let holder = connection.temporaryHolder {
                 temporaryHolders[holder, default: 1] -= 1
                 if temporaryHolders[holder] == 0 { temporaryHolders[holder] = nil }
@@ -243,6 +248,16 @@ final class ReaderPool: @unchecked Sendable {
                 connection.closeNow()
                 connection.lock.unlock()
                 slot.state.store(Slot.closed)
+            } else {
+                connection.interrupt()
+            }
+        }
+        // Temporary extras are always leased: close those not in use, interrupt the others
+        // (their holders close them when they give them back).
+        for connection in temporaries.values {
+            if connection.lock.try() {
+                connection.closeNow()
+                connection.lock.unlock()
             } else {
                 connection.interrupt()
             }

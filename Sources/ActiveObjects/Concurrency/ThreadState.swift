@@ -6,8 +6,9 @@
 /// One per thread, never shared, so it needs no lock (`@exclusivity(unchecked)`: only its own
 /// thread touches it, and no access to it overlaps another).
 ///
-/// The routing of calls to connections (``Database/withAccess(_:_:)``) reads only ``scopes``:
-/// every other decision is made from the ``Access`` value passed down. See ARCHITECTURE.md.
+/// The routing of calls to connections (``Database/withAccess(_:_:)``) decides from
+/// ``scopes``; it also keeps the thread's write facts here. Everything below the boundary works
+/// from the ``Access`` value passed down. See ARCHITECTURE.md.
 final class ThreadState {
     private static let boxes = ThreadLocal<ThreadState>()
 
@@ -100,7 +101,7 @@ final class ThreadState {
     /// thread wrote to recently, most recent last: a thread of a pool that serves many
     /// databases keeps at most ``rememberedDatabases`` of them.
     @exclusivity(unchecked) private var writeFacts: [(database: Int, changes: Int, lastInsertedRowID: Int64)] = []
-    static let rememberedDatabases = 16
+    static let rememberedDatabases = 64
 
     func changes(in database: Int) -> Int {
         writeFacts.last { $0.database == database }?.changes ?? 0

@@ -115,8 +115,9 @@ public final class Database: @unchecked Sendable {
     /// interrupted — its next step throws the same, and its reader closes when it returns;
     /// the next read of a ``read(_:)-54zpm`` block in progress throws too.
     /// Waits for what runs on the writer on another thread to end (a transaction; with one
-    /// connection for everything, any read). Afterwards every call throws
-    /// ``ActiveObjectError/databaseClosed``.
+    /// connection for everything, any read); a transaction another thread began with raw SQL
+    /// and left open between its calls is not waited for: it is rolled back as the writer
+    /// closes. Afterwards every call throws ``ActiveObjectError/databaseClosed``.
     ///
     /// - Throws: nothing today; declared `throws` so that a future failure to close can be reported.
     public func close() throws {
@@ -205,8 +206,10 @@ public final class Database: @unchecked Sendable {
         // The writer held by this thread, with a transaction open that no read block of this
         // thread began (with one connection, a read block's snapshot is a transaction on the writer).
         guard thread.hasScope(of: self, where: { $0.kind == .writer || $0.kind == .pinnedWriter }),
-              !thread.hasScope(of: self, where: \.opensReadTransaction) else { return false }
-        return !writer.isAutocommit
+              !thread.hasScope(of: self, where: { $0.opensReadTransaction && $0.access.role == .writer })
+        else { return false }
+        // This thread holds the writer: only close() on another thread may touch it meanwhile.
+        return writer.lock.withLock { !writer.isAutocommit }
     }
 
     /// Prefix of the savepoints ``transaction(_:)`` creates for nested calls.

@@ -2,8 +2,9 @@ import Foundation
 
 /// The change monitor's view of the writer's `PRAGMA data_version`, which changes only when
 /// another connection or process commits: the value seen at the last look, compared with the
-/// next. Looks are made by the monitor's thread and by threads giving the writer back, always
-/// while holding the writer, so they are recorded in the order they were made.
+/// next. Looks are made by the monitor's queue and by threads giving the writer back, while
+/// holding the writer; two looks may be recorded in the other order than they were made (the
+/// monitor records after giving the writer back), which only costs one needless fetch.
 final class DataVersionWatch: @unchecked Sendable {
     // Safety of @unchecked Sendable: `last` is guarded by `lock`; `onChange` is immutable.
     private let lock = NSLock()

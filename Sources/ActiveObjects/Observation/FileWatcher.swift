@@ -28,7 +28,7 @@ final class FileWatcher {
     private var sources: [DispatchSourceFileSystemObject] = []
 
     /// Starts watching; false when no file could be watched (the caller polls instead).
-    func start(on queue: DispatchQueue, onWrite: @escaping () -> Void) -> Bool {
+    func start(on queue: DispatchQueue, onWrite: @escaping @Sendable () -> Void) -> Bool {
         for path in paths {
             let descriptor = open(path, O_EVTONLY)
             guard descriptor >= 0 else { continue }
@@ -55,7 +55,7 @@ final class FileWatcher {
     private var descriptor: Int32 = -1
 
     /// Starts watching; false when no file could be watched (the caller polls instead).
-    func start(on queue: DispatchQueue, onWrite: @escaping () -> Void) -> Bool {
+    func start(on queue: DispatchQueue, onWrite: @escaping @Sendable () -> Void) -> Bool {
         let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { return false }
         self.descriptor = descriptor

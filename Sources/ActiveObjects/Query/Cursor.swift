@@ -22,6 +22,8 @@ public final class Cursor<Model: ActiveObject>: ScopeBoundCursor {
     private var placement: CursorPlacement?
     /// Set when the read block the cursor was opened in ended before the cursor did.
     private var outlivedItsScope = false
+    /// True when the cursor began a read transaction of its own on its leased reader (see `init`).
+    private var ownsReadTransaction = false
     private var statement: Statement?
     private let loader: ObjectLoader
     /// Eager loading of the query's relations, for a batch of objects (nil without `including`).
@@ -43,11 +45,20 @@ public final class Cursor<Model: ActiveObject>: ScopeBoundCursor {
         // A cursor owns its own statement (never a cached one): it stays open across calls.
         do {
             statement = try withAccess { access in
+                // With `including`, its own read transaction, so that the relations of the last
+                // batch — loaded after the statement's last step — come from the same snapshot.
+                if preload != nil, case .leased? = placement, access.connection.isAutocommit {
+                    try access.connection.execute("BEGIN DEFERRED")
+                    ownsReadTransaction = true
+                }
                 let statement = try access.connection.prepare(sql)
                 try statement.bind(arguments)
                 return statement
             }
         } catch {
+            if ownsReadTransaction, case .leased(_, let connection)? = placement {
+                connection.lock.withLock { _ = try? connection.execute("ROLLBACK") }
+            }
             if let placement { database.releaseCursorPlacement(placement) }
             placement = nil
             throw error
@@ -65,7 +76,7 @@ public final class Cursor<Model: ActiveObject>: ScopeBoundCursor {
                     "this cursor reads the snapshot of the db.read { } block it was opened in: use it on that block's thread, inside the block")
             }
             return try use(access, body)
-        case .leased(let access)?:
+        case .leased(let access, _)?:
             return try use(access, body)
         }
     }
@@ -140,6 +151,10 @@ public final class Cursor<Model: ActiveObject>: ScopeBoundCursor {
         connection.lock.withLock {
             statement.finalize()
             connection.options.traceHandler?(statement.sql, DispatchTime.now().uptimeNanoseconds &- start)
+            if ownsReadTransaction && connection.sqliteConnection != nil && !connection.isAutocommit {
+                if (try? connection.execute("COMMIT")) == nil { _ = try? connection.execute("ROLLBACK") }
+            }
+            ownsReadTransaction = false
         }
         if let placement { database.releaseCursorPlacement(placement) }
         placement = nil

@@ -185,6 +185,17 @@ extension Query {
     public func each(_ body: (Model) throws -> Void) throws {
         let compiled = try compile()
         try compiled.database.withAccess(.read) { access in
+            // With `including`, one read transaction for the walk: the relations of the last
+            // batch, loaded after the statement's last step, come from the rows' snapshot.
+            // (Not a scope: the body's own reads still see its writes.)
+            let opens = !preloaders.isEmpty && access.connection.isAutocommit
+            if opens { try access.connection.execute("BEGIN DEFERRED") }
+            defer {
+                if opens && access.connection.sqliteConnection != nil && !access.connection.isAutocommit,
+                   (try? access.connection.execute("COMMIT")) == nil {
+                    _ = try? access.connection.execute("ROLLBACK")
+                }
+            }
             try access.connection.withStatement(compiled.selectSQL, compiled.tailArguments) { statement in
                 let loader = ObjectLoader(canonicalFor: compiled.schema, context: compiled.context)
                 guard !preloaders.isEmpty else {
@@ -199,7 +210,7 @@ extension Query {
                         .unsafelyCast(to: Model.self)
                     more = batch.count == Self.preloadBatchSize
                     // The relations come from the same snapshot as the rows: the same connection,
-                    // while the walk's statement keeps its read transaction open.
+                    // in the walk's read transaction.
                     try preload(batch, in: access)
                     for object in batch { try body(object) }
                 }

@@ -23,7 +23,8 @@ final class StatementInfo: Sendable {
     /// True for CREATE, DROP and ALTER statements (of tables, views, indexes and triggers):
     /// they change tables without changing rows, and what other statements read and write.
     let changesSchema: Bool
-    /// True for `ATTACH` and `CREATE TEMP …`: state only the connection that runs it sees.
+    /// True for `ATTACH`, `DETACH` and `CREATE TEMP …`: state only the connection that runs it
+    /// sees (SQLite reports `ATTACH` read-only, yet it must run on the writer).
     let createsConnectionState: Bool
     /// True when what the statement returns or does depends on the connection that runs it:
     /// it calls `last_insert_rowid()`, `changes()` or `total_changes()`, or runs a `PRAGMA`
@@ -49,7 +50,7 @@ final class StatementInfo: Sendable {
     /// connection (a `PRAGMA` that sets a value is read-only for SQLite, yet sets it only on
     /// the connection that runs it).
     func mayRunOnReader(_ statement: Statement) -> Bool {
-        !writes && transactionControl == nil && !readsConnectionState && statement.isReadOnly
+        !writes && transactionControl == nil && !readsConnectionState && !createsConnectionState && statement.isReadOnly
     }
 
     /// Whether `statement` writes or controls transactions (refused inside `db.read`), rather
@@ -112,8 +113,8 @@ final class StatementInfoCollector {
     /// Records one authorizer report (action codes: <https://www.sqlite.org/c3ref/c_alter_table.html>).
     func record(action: Int32, _ first: String?, _ second: String?) {
         switch action {
-        case SQLITE_ATTACH, SQLITE_CREATE_TEMP_TABLE, SQLITE_CREATE_TEMP_VIEW, SQLITE_CREATE_TEMP_TRIGGER,
-             SQLITE_CREATE_TEMP_INDEX:
+        case SQLITE_ATTACH, SQLITE_DETACH, SQLITE_CREATE_TEMP_TABLE, SQLITE_CREATE_TEMP_VIEW,
+             SQLITE_CREATE_TEMP_TRIGGER, SQLITE_CREATE_TEMP_INDEX:
             createsConnectionState = true
         default:
             break

@@ -222,3 +222,66 @@ func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
         Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }
+
+/// The edges of raw SQL routing: writes refused inside `read` whatever connection serves it,
+/// statements bound for the writer not waiting for a reader, `ATTACH` on the writer.
+@Suite struct RawSQLRoutingEdgeTests {
+    @Test(arguments: TestStorage.allCases)
+    func writesThroughRowsAndScalarAreRefusedInsideRead(_ storage: TestStorage) throws {
+        let (db, folder) = try storage.open()
+        defer { try? db.close(); withExtendedLifetime(folder) {} }
+        try db.execute("CREATE TABLE t (x INTEGER)")
+        #expect(throws: ActiveObjectError.self) { try db.read { try db.rows("INSERT INTO t VALUES (1) RETURNING x") } }
+        #expect(throws: ActiveObjectError.self) { try db.read { try db.rows("DELETE FROM t") } }
+        #expect(throws: ActiveObjectError.self) { try db.read { _ = try db.scalar("COMMIT") as Int? } }
+        #expect(throws: ActiveObjectError.self) {
+            try db.transaction { try db.read { _ = try db.rows("INSERT INTO t VALUES (2)") } }
+        }
+        #expect(try db.scalar("SELECT count(*) FROM t") as Int? == 0)
+        // Reads of connection state stay allowed.
+        #expect(try db.read { try db.scalar("SELECT changes()") as Int? } != nil)
+    }
+
+    /// Every reader held by a long read block on another thread: a statement bound for the
+    /// writer runs at once (it is not compiled on a reader first).
+    @Test func aStatementForTheWriterDoesNotWaitForAReader() throws {
+        let folder = try TemporaryDirectory()
+        var options = Database.Options()
+        options.maximumReaderCount = 1
+        options.busyTimeout = .seconds(2)
+        let db = try Database(path: folder.path("busy-readers.sqlite"), options: options)
+        defer { try? db.close() }
+        try db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, x INTEGER)")
+        let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        Thread {
+            try? db.read {
+                _ = try db.scalar("SELECT count(*) FROM t") as Int?
+                holding.signal()
+                _ = release.wait(timeout: .now() + 10)
+            }
+        }.start()
+        #expect(holding.wait(timeout: .now() + 10) == .success)
+        defer { release.signal() }
+        let start = Date()
+        let made = try db.rows("INSERT INTO t(x) VALUES (1) RETURNING id")
+        #expect(made.count == 1)
+        #expect(try db.scalar("SELECT last_insert_rowid()") as Int64? == 1)
+        #expect(Date().timeIntervalSince(start) < 1, "a statement for the writer waited for a reader")
+    }
+
+    @Test func attachThroughRowsAttachesToTheWriter() throws {
+        let folder = try TemporaryDirectory()
+        let other = try Database(path: folder.path("other.sqlite"))
+        try other.execute("CREATE TABLE a (x INTEGER)")
+        try other.execute("INSERT INTO a VALUES (7)")
+        try other.close()
+        let db = try Database(path: folder.path("main.sqlite"))
+        defer { try? db.close() }
+        try db.execute("CREATE TABLE t (x INTEGER)")
+        _ = try db.rows("ATTACH DATABASE ? AS aux", [folder.path("other.sqlite")])
+        try db.execute("INSERT INTO t SELECT x FROM aux.a")
+        #expect(try db.scalar("SELECT x FROM t") as Int? == 7)
+        _ = try db.rows("DETACH DATABASE aux")
+        #expect(throws: DatabaseError.self) { try db.execute("INSERT INTO t SELECT x FROM aux.a") }
+    }
+}

@@ -123,3 +123,36 @@ import Testing
         }
     }
 }
+
+/// A cursor keeps the reader leased for it, even a temporary extra reader that nothing else
+/// owns (with the statement cache off, nothing else keeps such a connection alive).
+@Suite struct CursorPlacementTests {
+    @Test func cursorsOnATemporaryExtraReaderKeepIt() throws {
+        let folder = try TemporaryDirectory()
+        var options = Database.Options()
+        options.maximumReaderCount = 1
+        options.statementCacheSize = 0
+        let db = try Database(path: folder.path("temporary.sqlite"), options: options)
+        defer { try? db.close() }
+        try ModelTestDB.$current.withValue(db) {
+            try RoutedNote.createTable()
+            for body in ["a", "b", "c"] {
+                let note = RoutedNote()
+                note.body = body
+                try note.save()
+            }
+            let first = try RoutedNote.all.order(by: \.$id).cursor()
+            #expect(try first.next()?.body == "a")
+            // The only reader is the first cursor's: this one gets a temporary extra reader.
+            let second = try RoutedNote.all.order(by: \.$id).cursor()
+            #expect(try second.next()?.body == "a")
+            #expect(try second.next()?.body == "b")
+            #expect(try first.next()?.body == "b")
+            #expect(try second.next()?.body == "c")
+            #expect(try second.next() == nil)
+            #expect(try first.next()?.body == "c")
+            first.close()
+            #expect(db.readers?.openCount == 1, "the temporary reader was not closed when given back")
+        }
+    }
+}

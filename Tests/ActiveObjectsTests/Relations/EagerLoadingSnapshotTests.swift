@@ -143,6 +143,60 @@ final class StatementTrap: @unchecked Sendable {
         }
     }
 
+    /// `each` and a cursor with `including` load the relations of their last batch — after the
+    /// statement's last step — from the rows' snapshot too: another connection renames the
+    /// author while the chapter is being read.
+    @Test func eachAndCursorsLoadTheirLastBatchsRelationsFromTheRowsSnapshot() throws {
+        let folder = try TemporaryDirectory()
+        let db = try Database(path: folder.path("walk.sqlite"))
+        defer { try? db.close() }
+        let other = try Database(path: folder.path("walk.sqlite"))
+        defer { try? other.close() }
+        try ModelTestDB.$current.withValue(db) {
+            try SnapAuthor.createTable()
+            try HookedChapter.createTable()
+            let author = SnapAuthor()
+            author.name = "original"
+            try author.save()
+            let chapter = HookedChapter()
+            chapter.title = "one"
+            chapter.authorId = author.id
+            try chapter.save()
+            defer { HookedChapter.onLoad.withLock { $0 = nil } }
+            func renameOnFirstLoad(to name: String) {
+                let armed = Locked(true)
+                HookedChapter.onLoad.withLock {
+                    $0 = { _ in
+                        let first = armed.withLock { (value: inout Bool) -> Bool in
+                            defer { value = false }
+                            return value
+                        }
+                        guard first else { return }
+                        let done = DispatchSemaphore(value: 0)
+                        Thread {
+                            try? other.execute("UPDATE snap_author SET name = ?", [name])
+                            done.signal()
+                        }.start()
+                        _ = done.wait(timeout: .now() + 10)
+                    }
+                }
+            }
+            renameOnFirstLoad(to: "renamed by each")
+            var seen: [String] = []
+            try HookedChapter.all.including(\.author).each { seen.append((try? $0.author.get()?.name) ?? "-") }
+            #expect(seen == ["original"], "each loaded the relation from a later snapshot: \(seen)")
+            #expect(try SnapAuthor.find(id: author.id!)?.name == "renamed by each")
+
+            try other.execute("UPDATE snap_author SET name = 'original'")
+            renameOnFirstLoad(to: "renamed by the cursor")
+            let cursor = try HookedChapter.all.including(\.author).cursor()
+            let first = try cursor.next()
+            #expect(try first?.author.get()?.name == "original", "the cursor loaded the relation from a later snapshot")
+            #expect(try cursor.next() == nil)
+            #expect(try SnapAuthor.find(id: author.id!)?.name == "renamed by the cursor")
+        }
+    }
+
     /// After `including`, the async forms run no SQL, exactly like the synchronous ones.
     @Test(arguments: TestStorage.allCases)
     func asyncRelationReadsUseWhatWasPreloaded(_ storage: TestStorage) async throws {

@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+@testable import ActiveObjects
+
+final class HookedChapter: ModelTestRecord {
+    override class var tableName: String { "hooked_chapter" }
+    @Column var title = ""
+    @Column var authorId: Int64? = nil
+    var author: BelongsTo<SnapAuthor> { belongsTo(\.$authorId) }
+
+    /// What `didLoad()` runs (set by a test, under a lock: fetches may run on other threads).
+    static let onLoad = Locked<(@Sendable (HookedChapter) throws -> Void)?>(nil)
+    /// What `didLoad()` threw, if anything (hooks cannot throw).
+    static let hookFailure = Locked<(any Error)?>(nil)
+
+    override func didLoad() {
+        guard let action = Self.onLoad.current else { return }
+        do { try action(self) } catch { Self.hookFailure.withLock { $0 = error } }
+    }
+}
+
+/// A transaction begun with raw SQL keeps the writer on its thread until a statement of that
+/// thread ends it — through `execute`, `rows` or `scalar` alike — and is never kept where it
+/// cannot work (an async call's work, a hook inside another call): there it is rolled back and
+/// the call refused. On a file database with readers.
+@Suite(.serialized) struct RawTransactionTests {
+    static func open(_ folder: borrowing TemporaryDirectory, _ options: Database.Options = Database.Options()) throws -> Database {
+        var options = options
+        options.busyTimeout = .milliseconds(500)
+        let db = try Database(path: folder.path("raw.sqlite"), options: options)
+        try db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, x INTEGER)")
+        return db
+    }
+
+    /// Another thread's write, which succeeds only once this thread gave the writer back.
+    static func writeElsewhere(_ db: Database) -> Result<Void, any Error> {
+        let result = Locked<Result<Void, any Error>>(.success(()))
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            result.withLock { $0 = Result { try db.execute("INSERT INTO t(x) VALUES (99)") } }
+            done.signal()
+        }.start()
+        _ = done.wait(timeout: .now() + 30)
+        return result.current
+    }
+
+    @Test func aTransactionEndedThroughRowsOrScalarGivesTheWriterBack() throws {
+        let folder = try TemporaryDirectory()
+        let db = try Self.open(folder)
+        defer { try? db.close() }
+        try db.execute("BEGIN")
+        try db.execute("INSERT INTO t(x) VALUES (1)")
+        #expect(db.isInTransaction)
+        _ = try db.rows("COMMIT")
+        #expect(!db.isInTransaction)
+        #expect(throws: Never.self) { try Self.writeElsewhere(db).get() }
+
+        _ = try db.scalar("SAVEPOINT s") as Int?
+        try db.execute("INSERT INTO t(x) VALUES (2)")
+        _ = try db.scalar("RELEASE s") as Int?
+        #expect(throws: Never.self) { try Self.writeElsewhere(db).get() }
+        #expect(try db.scalar("SELECT count(*) FROM t") as Int? == 4)
+    }
+
+    @Test func rowsAndScalarThatWriteInsideATransactionKeepTheThreadsFacts() throws {
+        let folder = try TemporaryDirectory()
+        let db = try Self.open(folder)
+        defer { try? db.close() }
+        let (id, changes, rowID): (Int64, Int, Int64) = try db.transaction {
+            let made = try db.rows("INSERT INTO t(x) VALUES (5) RETURNING id")
+            return (try made[0]["id"], db.changes, db.lastInsertedRowID)
+        }
+        #expect(id == 1 && changes == 1 && rowID == 1)
+        try db.execute("BEGIN")
+        _ = try db.rows("INSERT INTO t(x) VALUES (6) RETURNING id")
+        try db.execute("COMMIT")
+        #expect(db.lastInsertedRowID == 2)
+        #expect(try db.scalar("SELECT last_insert_rowid()") as Int64? == 2)
+    }
+
+    /// A hook that begins a transaction during a fetch (a `didLoad` during an `including`
+    /// fetch) cannot keep it: it is rolled back and refused, and the writer stays free.
+    @Test func aRawBeginInsideAHookDuringAFetchIsRolledBackAndRefused() throws {
+        let folder = try TemporaryDirectory()
+        let db = try Self.open(folder)
+        defer { try? db.close() }
+        try ModelTestDB.$current.withValue(db) {
+            try SnapAuthor.createTable()
+            try HookedChapter.createTable()
+            let author = SnapAuthor()
+            author.name = "a"
+            try author.save()
+            let chapter = HookedChapter()
+            chapter.title = "one"
+            chapter.authorId = author.id
+            try chapter.save()
+            HookedChapter.hookFailure.withLock { $0 = nil }
+            HookedChapter.onLoad.withLock { $0 = { _ in try db.execute("BEGIN") } }
+            defer { HookedChapter.onLoad.withLock { $0 = nil } }
+            let chapters = try HookedChapter.all.including(\.author).all()
+            #expect(chapters.count == 1)
+            #expect(HookedChapter.hookFailure.current is ActiveObjectError, "the hook's BEGIN was kept")
+            HookedChapter.onLoad.withLock { $0 = nil }
+            #expect(!db.isInTransaction)
+            try db.execute("INSERT INTO t(x) VALUES (1)")
+            #expect(throws: Never.self) { try Self.writeElsewhere(db).get() }
+        }
+    }
+
+    @Test func anAsyncRawSavepointIsRefusedAndLeavesTheWriterFree() async throws {
+        let folder = try TemporaryDirectory()
+        let db = try synchronously { try Self.open(folder) }
+        defer { try? db.close() }
+        await #expect(throws: ActiveObjectError.self) { try await db.execute("SAVEPOINT s") }
+        await #expect(throws: ActiveObjectError.self) { try await db.execute("BEGIN") }
+        #expect(throws: Never.self) { try Self.writeElsewhere(db).get() }
+        try await db.execute("INSERT INTO t(x) VALUES (1)")
+        #expect(try await db.scalar("SELECT count(*) FROM t") as Int? == 2)
+    }
+
+    /// `isInTransaction` inside a transaction run from a hook during a snapshot fetch.
+    @Test func isInTransactionInsideATransactionStartedDuringAFetch() throws {
+        let folder = try TemporaryDirectory()
+        let db = try Self.open(folder)
+        defer { try? db.close() }
+        try ModelTestDB.$current.withValue(db) {
+            try SnapAuthor.createTable()
+            try HookedChapter.createTable()
+            let chapter = HookedChapter()
+            chapter.title = "one"
+            try chapter.save()
+            let seen = Locked<Bool?>(nil)
+            HookedChapter.onLoad.withLock { $0 = { _ in try db.transaction { seen.withLock { $0 = db.isInTransaction } } } }
+            defer { HookedChapter.onLoad.withLock { $0 = nil } }
+            _ = try HookedChapter.all.including(\.author).all()
+            #expect(seen.current == true)
+        }
+    }
+}
