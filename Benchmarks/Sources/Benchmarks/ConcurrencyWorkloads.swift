@@ -104,16 +104,25 @@ final class LongWrite: @unchecked Sendable {
     func join() throws { try thread.join() }
 }
 
+/// The contenders that still need a round of a latency workload: every one for the first
+/// `latencyRounds` rounds, then those with fewer than `latencyLookups` lookups.
+func latencyContendersDue(_ names: [String], round: Int, sizes: Sizes, samples: [String: [Double]]) -> Set<String> {
+    Set(names.filter { round < sizes.latencyRounds || (samples[$0]?.count ?? 0) < sizes.latencyLookups })
+}
+
 /// The lookup period of the latency workloads.
 let latencyPeriodNanoseconds: UInt64 = 2_000_000
 
 func runReadLatency(_ contenders: [ConcurrentContender], seeds: [ItemSeed], sizes: Sizes,
                     into results: inout ConcurrencyResults) throws {
     guard sizes.wants("read-latency") else { return }
-    log("read-latency: find(id:) every 2 ms during a \(seeds.count)-row write transaction, \(sizes.latencyRounds) rounds")
+    log("read-latency: find(id:) every 2 ms during a \(seeds.count)-row write transaction, until \(sizes.latencyLookups) lookups each")
     var rng = SplitMix64(seed: 0x1A7E)
-    for round in 0..<sizes.latencyRounds {
-        for k in contenders.indices {
+    for round in 0..<sizes.latencyRoundLimit {
+        let due = latencyContendersDue(contenders.map(\.name), round: round, sizes: sizes,
+                                       samples: results.latency["read-latency"] ?? [:])
+        if due.isEmpty { break }
+        for k in contenders.indices where due.contains(contenders[(k + round) % contenders.count].name) {
             let contender = contenders[(k + round) % contenders.count]
             try resetConcurrencyTable(contender, rows: sizes.tableRows)
             _ = try contender.find(ids: [1], thread: 0)   // the reading connection is warm
@@ -147,11 +156,14 @@ func runReadLatencyAsync(_ contenders: [ConcurrentContender], seeds: [ItemSeed],
                          into results: inout ConcurrencyResults) async throws {
     guard sizes.wants("read-latency-async") else { return }
     let asyncContenders = contenders.filter { $0.name != "raw-C" }
-    log("read-latency-async: try await find(id:) every 2 ms on the main actor during a \(seeds.count)-row write transaction")
+    log("read-latency-async: try await find(id:) every 2 ms on the main actor during a \(seeds.count)-row write transaction, until \(sizes.latencyLookups) lookups each")
     var rng = SplitMix64(seed: 0xA5A5)
     let clock = ContinuousClock()
-    for round in 0..<sizes.latencyRounds {
-        for k in asyncContenders.indices {
+    for round in 0..<sizes.latencyRoundLimit {
+        let due = latencyContendersDue(asyncContenders.map(\.name), round: round, sizes: sizes,
+                                       samples: results.latency["read-latency-async"] ?? [:])
+        if due.isEmpty { break }
+        for k in asyncContenders.indices where due.contains(asyncContenders[(k + round) % asyncContenders.count].name) {
             let contender = asyncContenders[(k + round) % asyncContenders.count]
             try resetConcurrencyTable(contender, rows: sizes.tableRows)
             guard try await contender.findAsync(id: 1) != nil else { continue }   // warm
@@ -237,8 +249,8 @@ func printConcurrencyTables(_ results: ConcurrencyResults, sizes: Sizes) {
         guard let byContender = results.latency[workload], !byContender.isEmpty else { continue }
         print("")
         print(workload == "read-latency"
-            ? "Latency of a find(id:) every 2 ms from one thread while another thread runs a \(sizes.latencyRows)-row write transaction (\(sizes.latencyRounds) rounds):"
-            : "The same from @MainActor code, `try await` each lookup (\(sizes.latencyRounds) rounds):")
+            ? "Latency of a find(id:) every 2 ms from one thread while another thread runs a \(sizes.latencyRows)-row write transaction (rounds until \(sizes.latencyLookups) lookups each):"
+            : "The same from @MainActor code, `try await` each lookup (rounds until \(sizes.latencyLookups) lookups each):")
         print("")
         print("| contender | p50 ms | p99 ms | max ms | lookups | write ms (median) | p99 ≤ \(Int(latencyTargetMilliseconds)) ms | p99 ≤ GRDB-pool's |")
         print("|---|---:|---:|---:|---:|---:|---|---|")

@@ -21,10 +21,14 @@ struct Sizes {
     var threadLookups = 20_000
     /// read-latency(-async): rows of the long write transaction, and rounds.
     var latencyRows = 200_000
-    /// Rounds of the latency workloads: ActiveObjects' write transaction lasts about 0.4 s, so
-    /// ten rounds give it about 2,000 lookups — enough for a p99 that one hiccup of the machine
-    /// does not decide.
-    var latencyRounds = 10
+    /// Rounds of the latency workloads: at least this many, and then more for each contender
+    /// until it has ``latencyLookups`` lookups (a contender whose write is quicker gets more
+    /// rounds: ActiveObjects' write lasts about 0.4 s, GRDB's about 1.9 s, and a p99 of a few
+    /// hundred lookups is decided by one hiccup of the machine).
+    var latencyRounds = 5
+    var latencyLookups = 8_000
+    /// The most rounds a contender gets in a latency workload.
+    var latencyRoundLimit = 60
     /// live-latency and live-external: commits observed.
     var liveCommits = 200
     var externalCommits = 100
@@ -43,7 +47,7 @@ struct Sizes {
     static let full = Sizes()
     static let quick = Sizes(insertCount: 5_000, tableRows: 10_000, lookups: 2_000, memoryRows: 100_000,
                              rounds: 3, warmups: 1, memoryRounds: 1, northwindRows: 2_000, northwindRounds: 3,
-                             dateParseRounds: 2, threadLookups: 2_000, latencyRows: 20_000, latencyRounds: 1,
+                             dateParseRounds: 2, threadLookups: 2_000, latencyRows: 20_000, latencyRounds: 1, latencyLookups: 0,
                              liveCommits: 20, externalCommits: 10, overheadCommitsFull: 20, overheadCommitsNormal: 200,
                              overheadRounds: 2)
 }

@@ -237,20 +237,6 @@ import Testing
 
     // MARK: Async writes in flight
 
-    /// Holds the writer of `db` from another thread (a transaction left open) until the
-    /// returned closure is called, so that an async write stays in flight meanwhile.
-    static func holdWriter(of db: Database) -> @Sendable () -> Void {
-        let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-        Thread {
-            try? db.transaction {
-                started.signal()
-                _ = release.wait(timeout: .now() + 30)
-            }
-        }.start()
-        _ = started.wait(timeout: .now() + 30)
-        return { release.signal() }
-    }
-
     /// Waits (bounded) until `object` has an async write planned and awaiting the writer.
     @MainActor static func waitUntilInFlight(_ object: ActiveObject) async throws {
         let deadline = Date(timeIntervalSinceNow: 20)
@@ -264,7 +250,7 @@ import Testing
             note.title = "a"
             try await note.save()
             note.title = "b"
-            let release = Self.holdWriter(of: db)
+            let release = hold(db)
             let save = Task { @MainActor in try await note.save() }
             try await Self.waitUntilInFlight(note)
             note.title = "c"            // typed while "b" is being written
@@ -287,7 +273,7 @@ import Testing
                 note.title = "first \(index)"
                 return note
             }
-            let release = Self.holdWriter(of: db)
+            let release = hold(db)
             let insert = Task { @MainActor in try await AsyncNote.insertAll(notes) }
             try await Self.waitUntilInFlight(notes[1])
             notes[1].title = "edited"
@@ -328,7 +314,7 @@ import Testing
         try await withAsyncModelDB { db in
             let note = AsyncNote()
             note.title = "x"
-            let release = Self.holdWriter(of: db)
+            let release = hold(db)
             let save = Task { @MainActor in try await note.save() }
             try await Self.waitUntilInFlight(note)
             defer { release() }

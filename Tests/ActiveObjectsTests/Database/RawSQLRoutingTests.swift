@@ -120,21 +120,13 @@ import Testing
         try db.execute("INSERT INTO note(body) VALUES ('x')")
         // Another thread holds the writer in a transaction for a while: a plain read does not
         // wait for it; a read of the writer's own state does (as with one connection).
-        let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-        let holder = Thread {
-            try? db.transaction {
-                holding.signal()
-                _ = release.wait(timeout: .now() + 10)
-            }
-        }
-        holder.start()
-        #expect(holding.wait(timeout: .now() + 10) == .success)
+        let release = hold(db)
         let start = Date()
         #expect(try db.scalar("SELECT count(*) FROM note") as Int? == 1)
         #expect(try db.rows("PRAGMA table_info(note)").count == 2, "a schema pragma reads the file: a reader")
         #expect(try db.scalar("SELECT count(*) FROM pragma_table_info('note')") as Int? == 2)
         #expect(Date().timeIntervalSince(start) < 1, "a read-only statement waited for the writer")
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { release.signal() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { release() }
         let waited = Date()
         #expect(try db.scalar("SELECT changes()") as Int? != nil)
         #expect(Date().timeIntervalSince(waited) >= 0.2, "changes() ran on a reader")
@@ -194,15 +186,8 @@ import Testing
             let cursor = try RoutedNote.all.cursor()
             #expect(try cursor.next()?.body == "x")
             #expect(try cursor.next() == nil)
-            let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-            Thread {
-                try? db.transaction {
-                    holding.signal()
-                    _ = release.wait(timeout: .now() + 10)
-                }
-            }.start()
-            #expect(holding.wait(timeout: .now() + 10) == .success)
-            defer { release.signal() }
+            let release = hold(db)
+            defer { release() }
             let start = Date()
             #expect(!db.isClosed)
             #expect(try cursor.next() == nil)
@@ -252,16 +237,8 @@ func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
         let db = try Database(path: folder.path("busy-readers.sqlite"), options: options)
         defer { try? db.close() }
         try db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, x INTEGER)")
-        let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-        Thread {
-            try? db.read {
-                _ = try db.scalar("SELECT count(*) FROM t") as Int?
-                holding.signal()
-                _ = release.wait(timeout: .now() + 10)
-            }
-        }.start()
-        #expect(holding.wait(timeout: .now() + 10) == .success)
-        defer { release.signal() }
+        let release = hold(db, writer: false)
+        defer { release() }
         let start = Date()
         let made = try db.rows("INSERT INTO t(x) VALUES (1) RETURNING id")
         #expect(made.count == 1)

@@ -34,14 +34,24 @@ final class HookedChapter: ModelTestRecord {
 
     /// Another thread's write, which succeeds only once this thread gave the writer back.
     static func writeElsewhere(_ db: Database) -> Result<Void, any Error> {
-        let result = Locked<Result<Void, any Error>>(.success(()))
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            result.withLock { $0 = Result { try db.execute("INSERT INTO t(x) VALUES (99)") } }
-            done.signal()
-        }.start()
-        _ = done.wait(timeout: .now() + 30)
-        return result.current
+        runOnAnotherThread(timeout: 30) { try db.execute("INSERT INTO t(x) VALUES (99)") }
+            ?? .failure(TestFailure(message: "the other thread's write did not end"))
+    }
+
+    /// An author and a chapter of theirs, with the chapter's `didLoad` hook free.
+    @discardableResult
+    static func makeChapter() throws -> HookedChapter {
+        try SnapAuthor.createTable()
+        try HookedChapter.createTable()
+        let author = SnapAuthor()
+        author.name = "a"
+        try author.save()
+        let chapter = HookedChapter()
+        chapter.title = "one"
+        chapter.authorId = author.id
+        try chapter.save()
+        HookedChapter.hookFailure.withLock { $0 = nil }
+        return chapter
     }
 
     @Test func aTransactionEndedThroughRowsOrScalarGivesTheWriterBack() throws {
@@ -85,16 +95,7 @@ final class HookedChapter: ModelTestRecord {
         let db = try Self.open(folder)
         defer { try? db.close() }
         try ModelTestDB.$current.withValue(db) {
-            try SnapAuthor.createTable()
-            try HookedChapter.createTable()
-            let author = SnapAuthor()
-            author.name = "a"
-            try author.save()
-            let chapter = HookedChapter()
-            chapter.title = "one"
-            chapter.authorId = author.id
-            try chapter.save()
-            HookedChapter.hookFailure.withLock { $0 = nil }
+            try Self.makeChapter()
             HookedChapter.onLoad.withLock { $0 = { _ in try db.execute("BEGIN") } }
             defer { HookedChapter.onLoad.withLock { $0 = nil } }
             let chapters = try HookedChapter.all.including(\.author).all()
@@ -124,11 +125,7 @@ final class HookedChapter: ModelTestRecord {
         let db = try Self.open(folder)
         defer { try? db.close() }
         try ModelTestDB.$current.withValue(db) {
-            try SnapAuthor.createTable()
-            try HookedChapter.createTable()
-            let chapter = HookedChapter()
-            chapter.title = "one"
-            try chapter.save()
+            try Self.makeChapter()
             let seen = Locked<Bool?>(nil)
             HookedChapter.onLoad.withLock { $0 = { _ in try db.transaction { seen.withLock { $0 = db.isInTransaction } } } }
             defer { HookedChapter.onLoad.withLock { $0 = nil } }

@@ -36,12 +36,9 @@ import Testing
             // time. In between, another thread renames the author: a commit to a table the
             // observation did not read when the commit was routed.
             trap.arm(after: "FROM \"snap_book\"") {
-                let done = DispatchSemaphore(value: 0)
-                Thread {
+                runOnAnotherThread {
                     try? db.execute("UPDATE snap_author SET name = 'new'")
-                    done.signal()
-                }.start()
-                _ = done.wait(timeout: .now() + 10)
+                }
             }
             try synchronously {
                 let book = SnapBook()
@@ -84,12 +81,9 @@ import Testing
             #expect(probe.elements.last == [])
             // The preload's query of the join rows (not `add`'s own check of the link).
             trap.arm(after: "FROM \"snap_author_tag\" WHERE \"authorId\" IN") {
-                let done = DispatchSemaphore(value: 0)
-                Thread {
+                runOnAnotherThread {
                     try? db.execute("UPDATE snap_tag SET label = 'new'")
-                    done.signal()
-                }.start()
-                _ = done.wait(timeout: .now() + 10)
+                }
             }
             try synchronously { try author.tags.add(tag) }
             #expect(await probe.waitUntilLast(timeout: 10) { $0 == ["new"] },

@@ -94,13 +94,10 @@ final class StatementTrap: @unchecked Sendable {
             let deleted = Locked(false)
             trap.arm(after: "FROM \"snap_book\"") {
                 // From another connection, on another thread (this one is inside the fetch).
-                let done = DispatchSemaphore(value: 0)
-                Thread {
+                runOnAnotherThread {
                     // WAL: another connection commits while the fetch's snapshot is open.
                     if (try? other.execute("DELETE FROM snap_author")) != nil { deleted.withLock { $0 = true } }
-                    done.signal()
-                }.start()
-                _ = done.wait(timeout: .now() + 10)
+                }
             }
             let books = try SnapBook.all.order(by: \.$id).including(\.author).all()
             #expect(deleted.current, "the other connection could not delete")
@@ -122,14 +119,11 @@ final class StatementTrap: @unchecked Sendable {
             let other = try Database(path: path)
             defer { try? other.close() }
             trap.arm(after: "FROM \"snap_author\"") {
-                let done = DispatchSemaphore(value: 0)
-                Thread {
+                runOnAnotherThread {
                     try? other.execute("INSERT INTO snap_book(title, authorId) VALUES ('late', 1)")
                     try? other.execute("DELETE FROM snap_profile")
                     try? other.execute("DELETE FROM snap_author_tag")
-                    done.signal()
-                }.start()
-                _ = done.wait(timeout: .now() + 10)
+                }
             }
             let authors = try SnapAuthor.all.order(by: \.$id).including(\.books).including(\.profile).including(\.tags).all()
             #expect(authors.count == 3)
@@ -172,12 +166,9 @@ final class StatementTrap: @unchecked Sendable {
                             return value
                         }
                         guard first else { return }
-                        let done = DispatchSemaphore(value: 0)
-                        Thread {
+                        runOnAnotherThread {
                             try? other.execute("UPDATE snap_author SET name = ?", [name])
-                            done.signal()
-                        }.start()
-                        _ = done.wait(timeout: .now() + 10)
+                        }
                     }
                 }
             }

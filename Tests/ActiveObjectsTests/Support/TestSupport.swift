@@ -193,3 +193,44 @@ final class TemporaryFolder: Sendable {
 
     deinit { try? FileManager.default.removeItem(at: url) }
 }
+
+// MARK: - Acting from another thread
+
+/// Runs `body` on a thread of its own and waits for it, at most `seconds`: for a test that
+/// acts while its own thread is inside a call (a trace hook, a `didLoad` hook). Nil when it
+/// did not finish in time.
+@discardableResult
+func runOnAnotherThread<T: Sendable>(timeout seconds: Double = 10,
+                                     _ body: @escaping @Sendable () throws -> T) -> Result<T, any Error>? {
+    let result = Locked<Result<T, any Error>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+        let outcome = Result { try body() }
+        result.withLock { $0 = outcome }
+        done.signal()
+    }.start()
+    _ = done.wait(timeout: .now() + seconds)
+    return result.current
+}
+
+/// Holds `db` from another thread — its writer in a transaction (`writer: true`), else a
+/// reader in a `read` block — until the returned closure is called.
+func hold(_ db: Database, writer: Bool = true) -> @Sendable () -> Void {
+    let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+    Thread {
+        if writer {
+            try? db.transaction {
+                started.signal()
+                _ = release.wait(timeout: .now() + 30)
+            }
+        } else {
+            try? db.read {
+                _ = try db.scalar("SELECT 1") as Int?
+                started.signal()
+                _ = release.wait(timeout: .now() + 30)
+            }
+        }
+    }.start()
+    _ = started.wait(timeout: .now() + 30)
+    return { release.signal() }
+}
