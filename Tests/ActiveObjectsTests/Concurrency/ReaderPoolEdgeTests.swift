@@ -13,7 +13,7 @@ final class EdgeCode: ModelTestRecord {
     @Column var code = ""
 }
 
-/// The reader pool's edges (issue 12 items 6 and 7; found by the round-2 audit): connection
+/// The reader pool's edges: connection
 /// state only the writer has, `close()` while a walk's body waits for the closing thread, a
 /// cursor inside `db.read`, writes that must not wait for a reader, `isInTransaction` in a read.
 @Suite struct ReaderPoolEdgeTests {

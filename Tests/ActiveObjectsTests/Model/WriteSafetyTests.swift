@@ -16,7 +16,7 @@ final class SafetyToken: ModelTestRecord {
 
 /// Writes that would overwrite or duplicate rows are refused, never run: objects loaded without
 /// their key or without some columns, deleted objects whose id another row took, raw SQL that
-/// would end a transaction behind its back (issue 11 items 3 and 6; found by the round-2 audit).
+/// would end a transaction behind its back.
 @Suite struct WriteSafetyTests {
     private static func seedTwo() throws {
         try SafetyPerson.createTable()
