@@ -82,13 +82,20 @@ extension Database {
     }
 
     /// Runs `body` on the writer scope this thread holds, keeping the facts of its writes; a
-    /// statement that ends a transaction begun with raw SQL gives the writer back.
+    /// statement that ends a transaction begun with raw SQL gives the writer back — once the
+    /// outermost call using that pinned scope returns (an inner `COMMIT` inside a walk that
+    /// joined it must not give the writer away under the walk).
     private func useWriterScope<T>(_ scope: Scope, _ thread: ThreadState, _ body: (Access) throws -> T) throws -> T {
         try scope.access.withConnection { connection in
             let writes = connection.writeCount
+            let pinned = scope.kind == .pinnedWriter
+            if pinned { thread.pinnedUses += 1 }
             defer {
                 if connection.writeCount != writes { recordWrite(on: connection, thread) }
-                if scope.kind == .pinnedWriter { endPinIfCommitted(thread) }
+                if pinned {
+                    thread.pinnedUses -= 1
+                    if thread.pinnedUses == 0 { endPinIfCommitted(thread) }
+                }
             }
             return try use(scope.access, body)
         }
@@ -136,7 +143,15 @@ extension Database {
             }
             // The scope's cursors close first: they read the snapshot that ends here.
             thread.pop()
-            if opens && !connection.isAutocommit { try connection.execute("COMMIT") }
+            if opens && !connection.isAutocommit {
+                do {
+                    try connection.execute("COMMIT")
+                } catch {
+                    // Never give a connection back with its transaction open.
+                    if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
+                    throw error
+                }
+            }
             return result
         }
         guard let readers else { return try onWriter(thread, run) }
@@ -159,7 +174,8 @@ extension Database {
     ///
     /// A transaction left open is kept only where that can work: not by the work of an async
     /// call (its thread is one of the library's, not the caller's), and not from inside
-    /// another scope of this database (a hook during a fetch): there it is rolled back and the
+    /// another scope of this database (a hook during a fetch with `including`, a `read`
+    /// block): there it is rolled back and the
     /// call throws ``ActiveObjectError/misuse(_:)``. A transaction left open by a call that
     /// failed (a `ROLLBACK` that failed in turn) is rolled back too. (Synchronous code inside
     /// an `async` function that begins a transaction with raw SQL must end it before its next
@@ -192,8 +208,15 @@ extension Database {
             let refusal: String? = failure != nil ? "" : pinRefusal(thread)
             if let refusal {
                 // Not kept: roll it back (what it wrote is undone), and say why.
-                try? connection.execute("ROLLBACK")
-                if failure == nil { failure = ActiveObjectError.misuse(refusal) }
+                do {
+                    try connection.execute("ROLLBACK")
+                    if failure == nil { failure = ActiveObjectError.misuse(refusal) }
+                } catch {
+                    // It cannot even be rolled back: keep it on this thread rather than hand an
+                    // open transaction to the next thread that takes the writer.
+                    pins = true
+                    if failure == nil { failure = error }
+                }
             } else {
                 pins = true
             }
@@ -215,7 +238,7 @@ extension Database {
             return "a transaction begun with raw SQL from an async call cannot stay open (the call runs on the database's own threads): use `try await db.transaction { … }`"
         }
         if thread.innermostScope(of: self) != nil {
-            return "a transaction begun with raw SQL inside another call on this database (a hook during a fetch, a db.read block) cannot stay open: begin it outside, or use db.transaction { … }"
+            return "a transaction begun with raw SQL inside another call on this database (a hook during a fetch with including, a db.read block) cannot stay open: begin it outside, or use db.transaction { … }"
         }
         return nil
     }
@@ -225,12 +248,13 @@ extension Database {
         thread.recordWrite(in: serial, changes: connection.lastChanges, lastInsertedRowID: connection.lastInsertRowID)
     }
 
-    /// Gives the writer back when the transaction a raw `BEGIN` left open (the thread's
-    /// innermost scope) has ended.
+    /// Gives the writer back when the transaction a raw `BEGIN` left open has ended: its pinned
+    /// scope goes, wherever it is in the thread's stack (scopes of other databases may sit
+    /// above it: a `COMMIT` made inside another database's transaction).
     private func endPinIfCommitted(_ thread: ThreadState) {
-        guard let scope = thread.scopes.last, scope.kind == .pinnedWriter, scope.access.belongs(to: self),
+        guard let index = thread.scopes.lastIndex(where: { $0.kind == .pinnedWriter && $0.access.belongs(to: self) }),
               writer.lock.withLock({ writer.isAutocommit }) else { return }
-        thread.pop()
+        thread.removeScope(at: index)
         writerGate.release()
     }
 
@@ -325,14 +349,15 @@ extension Database {
 
     // MARK: Lookups on the way to a write
 
-    /// Runs a short read (a table-layout lookup) on a connection free right now — a reader,
-    /// else the writer — and only then waits for a reader: such lookups run on the way to a
-    /// write, which must not wait for a reader that a long walk holds. Inside a scope, on the
-    /// scope's connection.
+    /// Runs a short read (a table-layout lookup, the compilation of a raw statement) on a
+    /// connection free right now — an idle reader, or a new one while fewer than the maximum
+    /// are open, else the writer if no other thread holds it — and only then waits for a
+    /// reader: such work often runs on the way to a write, which must not wait for a reader that
+    /// a long walk holds. Inside a scope, on the scope's connection.
     func withAnyFreeConnection<T>(_ body: (Access) throws -> T) throws -> T {
         let thread = ThreadState.current
         if thread.innermostScope(of: self) == nil, let readers {
-            if let connection = readers.tryLease(for: thread) {
+            if let connection = try readers.leaseWithoutWaiting(for: thread) {
                 defer { readers.giveBack(connection) }
                 connection.lock.lock()
                 defer { connection.lock.unlock() }

@@ -74,9 +74,28 @@ final class ReaderPool: @unchecked Sendable {
         return try leaseSlowly(for: thread, timeout: timeout)
     }
 
-    /// An idle connection for `thread`, or nil at once when none is idle (or the pool closed).
-    func tryLease(for thread: ThreadState) -> Connection? {
-        isShutDown ? nil : claimIdle(for: thread)
+    /// A connection for `thread` without waiting for another thread to give one back: an idle
+    /// one, else a new one while fewer than the maximum are open; nil when every connection is
+    /// leased (or the pool closed).
+    /// - Throws: the error of opening a connection.
+    func leaseWithoutWaiting(for thread: ThreadState) throws -> Connection? {
+        if isShutDown { return nil }
+        if let connection = claimIdle(for: thread) { return connection }
+        condition.lock()
+        if isShutDown {
+            condition.unlock()
+            return nil
+        }
+        if let connection = claimIdle(for: thread) {
+            condition.unlock()
+            return connection
+        }
+        let filled = slots.firstIndex { $0.state.value == Slot.empty } ?? slots.count
+        guard filled + opening < maximumCount else {
+            condition.unlock()
+            return nil
+        }
+        return try open(for: thread, temporary: false)
     }
 
     /// Claims an idle slot without the pool's lock: the slot `thread` used last, then the

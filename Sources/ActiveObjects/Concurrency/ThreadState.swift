@@ -60,6 +60,24 @@ final class ThreadState {
         scopes.append(scope)
     }
 
+    /// How many calls of this thread are using a pinned writer scope right now (see
+    /// `Database.useWriterScope`): the pin ends only when none is.
+    @exclusivity(unchecked) var pinnedUses = 0
+
+    /// Removes the scope at `index` (a pinned scope whose transaction ended, with scopes of other
+    /// databases above it): the cursors bound to scopes above it keep their scopes.
+    func removeScope(at index: Int) {
+        guard index < scopes.count - 1 else { return pop() }
+        let scope = scopes.remove(at: index)
+        for entry in scopeCursors.indices where scopeCursors[entry].depth > index + 1 {
+            scopeCursors[entry].depth -= 1
+        }
+        if scope.kind == .pinnedWriter,
+           let pinned = pinnedDatabases.lastIndex(where: { ObjectIdentifier($0) == scope.access.databaseID }) {
+            pinnedDatabases.remove(at: pinned)
+        }
+    }
+
     /// Ends the innermost scope; the cursors that read its snapshot close with it.
     func pop() {
         if !scopeCursors.isEmpty { closeScopeCursors(from: scopes.count) }

@@ -16,12 +16,13 @@ import Foundation
 ///
 /// - Writes (``execute(_:_:)-93qp6``, object saves and deletes, class-level deletes) and
 ///   everything inside ``transaction(_:)-8sgwh`` run on the writer, one thread at a time.
-/// - Reads outside a transaction (``rows(_:_:)-8kx75``, ``scalar(_:_:)-3fqwy``, finders, queries,
-///   relations) run on readers, concurrently with each other and with the writer: a read
-///   never waits for a write transaction, and it sees every transaction committed before it
-///   started (so a thread always reads its own writes). Raw SQL that writes, or reads state
-///   only the writer connection has (`last_insert_rowid()`, `changes()`, a `PRAGMA`), runs on
-///   the writer, exactly as with one connection.
+/// - Reads outside a transaction (finders, queries, relations, and ``rows(_:_:)-8kx75`` and
+///   ``scalar(_:_:)-3fqwy`` of read-only SQL) run on readers, concurrently with each other and
+///   with the writer: a read never waits for a write transaction, and it sees every transaction
+///   committed before it started (so a thread always reads its own writes). Raw SQL that
+///   writes, or reads state only the writer connection has (`last_insert_rowid()`, `changes()`,
+///   a `PRAGMA`), runs on the writer, exactly as with one connection; so may a raw read when
+///   every reader is in use and the writer is free.
 /// - ``read(_:)-54zpm`` runs several reads in one snapshot.
 ///
 /// In-memory databases, `maximumReaderCount = 0` and the `.delete`/`.truncate` journal modes
@@ -203,13 +204,17 @@ public final class Database: @unchecked Sendable {
     /// connection serves it.
     public var isInTransaction: Bool {
         let thread = ThreadState.current
-        // The writer held by this thread, with a transaction open that no read block of this
-        // thread began (with one connection, a read block's snapshot is a transaction on the writer).
-        guard thread.hasScope(of: self, where: { $0.kind == .writer || $0.kind == .pinnedWriter }),
-              !thread.hasScope(of: self, where: { $0.opensReadTransaction && $0.access.role == .writer })
-        else { return false }
-        // This thread holds the writer: only close() on another thread may touch it meanwhile.
-        return writer.lock.withLock { !writer.isAutocommit }
+        // The writer held by this thread (only close() on another thread may touch it
+        // meanwhile), inside a `transaction`, or with a transaction open that no read block or
+        // snapshot fetch of this thread began (with one connection, their snapshot is a
+        // transaction on the writer).
+        guard thread.hasScope(of: self, where: { $0.kind == .writer || $0.kind == .pinnedWriter }) else { return false }
+        return writer.lock.withLock {
+            // Inside `transaction` — unless SQLite already rolled it back (after SQLITE_FULL…).
+            if writer.transactionDepth > 0 { return !writer.isAutocommit }
+            if thread.hasScope(of: self, where: { $0.opensReadTransaction && $0.access.role == .writer }) { return false }
+            return !writer.isAutocommit
+        }
     }
 
     /// Prefix of the savepoints ``transaction(_:)`` creates for nested calls.

@@ -106,11 +106,15 @@ public final class Cursor<Model: ActiveObject>: ScopeBoundCursor {
             }
             return nil
         }
+        // The cursor closes once the connection's use is over (closing gives a leased reader
+        // back, which must not happen while this thread still holds the reader's lock).
+        var exhausted = false
+        defer { if exhausted { close() } }
         do {
             return try withAccess { access -> Model? in
                 guard let preload else {
                     guard try statement.step() else {
-                        close()
+                        exhausted = true
                         return nil
                     }
                     return unsafeDowncast(try loader.load(from: statement), to: Model.self)
@@ -118,10 +122,10 @@ public final class Cursor<Model: ActiveObject>: ScopeBoundCursor {
                 // With `including`, read a batch ahead so its relations load in one query,
                 // from the cursor's snapshot.
                 let batch = try loader.loadRows(from: statement, limit: batchSize)
-                // The relations come from the cursor's snapshot (its statement's read
-                // transaction): preload before a short (last) batch closes the cursor.
+                // The relations come from the cursor's snapshot (its read transaction, or its
+                // statement's): preload before a short (last) batch closes the cursor.
                 try preload(batch.unsafelyCast(to: Model.self), access)
-                if batch.count < batchSize { close() }
+                if batch.count < batchSize { exhausted = true }
                 (pending, nextPending) = (batch, 0)
                 return nextPending < pending.count ? takePending() : nil
             }

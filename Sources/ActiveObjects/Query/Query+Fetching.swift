@@ -177,18 +177,21 @@ extension Query {
     /// `including(_:)`, a batch of 256 rows, so that relations still load in
     /// one query per batch).
     ///
-    /// The rows come from one read snapshot (a reader connection held for the walk); `body`
-    /// may use the database freely: its writes go to the writer, its reads start fresh
-    /// snapshots that see those writes. If `body` throws, the iteration stops, the statement
-    /// is reset, and the error is rethrown.
+    /// The rows — and with `including`, their relations — come from one read snapshot (a reader
+    /// connection held for the walk); `body` may use the database freely: its writes go to the
+    /// writer, its reads start fresh snapshots that see those writes. (Inside a transaction, or
+    /// with one connection for everything, the walk reads on the writer, in the transaction's
+    /// snapshot or the statement's.) If `body` throws, the iteration stops, the statement is
+    /// reset, and the error is rethrown.
     /// - Throws: what `body` throws; otherwise as ``all()-2jzog``.
     public func each(_ body: (Model) throws -> Void) throws {
         let compiled = try compile()
         try compiled.database.withAccess(.read) { access in
-            // With `including`, one read transaction for the walk: the relations of the last
-            // batch, loaded after the statement's last step, come from the rows' snapshot.
-            // (Not a scope: the body's own reads still see its writes.)
-            let opens = !preloaders.isEmpty && access.connection.isAutocommit
+            // With `including`, one read transaction for the walk on its reader: the relations
+            // of the last batch, loaded after the statement's last step, come from the rows'
+            // snapshot. (Not a scope: the body's own reads still see its writes. Not on the
+            // writer, where the body's writes would join it.)
+            let opens = !preloaders.isEmpty && access.role == .reader && access.connection.isAutocommit
             if opens { try access.connection.execute("BEGIN DEFERRED") }
             defer {
                 if opens && access.connection.sqliteConnection != nil && !access.connection.isAutocommit,

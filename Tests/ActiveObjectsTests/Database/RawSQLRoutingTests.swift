@@ -246,6 +246,17 @@ func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thr
         #expect(Date().timeIntervalSince(start) < 1, "a statement for the writer waited for a reader")
     }
 
+    /// A raw read on a fresh database opens a reader rather than take the writer.
+    @Test func aRawReadOpensAReaderRatherThanTakeTheWriter() throws {
+        let folder = try TemporaryDirectory()
+        let db = try Database(path: folder.path("fresh.sqlite"))
+        defer { try? db.close() }
+        try db.execute("CREATE TABLE t (x INTEGER)")
+        #expect(db.readers?.openCount == 0)
+        _ = try db.rows("SELECT * FROM t")
+        #expect(db.readers?.openCount == 1)
+    }
+
     @Test func attachThroughRowsAttachesToTheWriter() throws {
         let folder = try TemporaryDirectory()
         let other = try Database(path: folder.path("other.sqlite"))

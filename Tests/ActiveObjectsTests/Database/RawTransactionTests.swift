@@ -133,4 +133,81 @@ final class HookedChapter: ModelTestRecord {
             #expect(seen.current == true)
         }
     }
+
+    @Test func aRawTransactionEndedInsideAnotherDatabasesTransactionGivesTheWriterBack() throws {
+        let folder = try TemporaryDirectory()
+        let a = try Self.open(folder)
+        defer { try? a.close() }
+        let b = try Database.inMemory()
+        defer { try? b.close() }
+        try a.execute("BEGIN")
+        try a.execute("INSERT INTO t(x) VALUES (1)")
+        try b.transaction { try a.execute("COMMIT") }
+        #expect(!a.isInTransaction)
+        #expect(throws: Never.self) { try Self.writeElsewhere(a).get() }
+    }
+
+    /// Commits in batches inside a walk over a transaction begun with raw SQL: an inner
+    /// `COMMIT` does not give the writer away while the walk still uses it; another thread's
+    /// write waits for the last `COMMIT`, then goes through.
+    @Test func commitsInBatchesInsideAWalkKeepTheWriterUntilTheWalkEnds() throws {
+        let folder = try TemporaryDirectory()
+        var options = Database.Options()
+        options.busyTimeout = .seconds(20)
+        let db = try Database(path: folder.path("batches.sqlite"), options: options)
+        defer { try? db.close() }
+        try db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, x INTEGER)")
+        try ModelTestDB.$current.withValue(db) {
+            try RoutedNote.createTable()
+            try db.transaction {
+                for index in 0..<40 {
+                    let note = RoutedNote()
+                    note.body = "\(index)"
+                    try note.save()
+                }
+            }
+            let started = DispatchSemaphore(value: 0)
+            let other = Locked<Result<Void, any Error>?>(nil)
+            try db.execute("BEGIN")
+            var walked = 0
+            try RoutedNote.all.each { note in
+                walked += 1
+                note.body += "!"
+                try note.save()
+                if walked == 1 {
+                    Thread {
+                        started.signal()
+                        let outcome = Result { try db.execute("INSERT INTO t(x) VALUES (1)") }
+                        other.withLock { $0 = outcome }
+                    }.start()
+                    _ = started.wait(timeout: .now() + 10)
+                }
+                if walked % 5 == 0 {
+                    try db.execute("COMMIT")
+                    try db.execute("BEGIN")
+                }
+            }
+            try db.execute("COMMIT")
+            #expect(walked == 40)
+            let deadline = Date().addingTimeInterval(20)
+            while other.current == nil && Date() < deadline { usleep(5_000) }
+            #expect(throws: Never.self) { try other.current?.get() }
+            #expect(try db.scalar("SELECT count(*) FROM t") as Int? == 1)
+            #expect(try RoutedNote.count(where: ["body": "0!"]) == 1)
+        }
+    }
+
+    /// With one connection, a `transaction` run from a hook during a snapshot fetch is one.
+    @Test func isInTransactionInATransactionDuringAOneConnectionFetch() throws {
+        let db = try Database.inMemory()
+        defer { try? db.close() }
+        try ModelTestDB.$current.withValue(db) {
+            try Self.makeChapter()
+            let seen = Locked<Bool?>(nil)
+            HookedChapter.onLoad.withLock { $0 = { _ in try db.transaction { seen.withLock { $0 = db.isInTransaction } } } }
+            defer { HookedChapter.onLoad.withLock { $0 = nil } }
+            _ = try HookedChapter.all.including(\.author).all()
+            #expect(seen.current == true)
+        }
+    }
 }

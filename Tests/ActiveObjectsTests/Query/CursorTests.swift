@@ -155,4 +155,39 @@ import Testing
             #expect(db.readers?.openCount == 1, "the temporary reader was not closed when given back")
         }
     }
+
+    /// Closing the database while cursors on other threads reach their end never deadlocks.
+    @Test func closingWhileCursorsEndOnOtherThreadsDoesNotDeadlock() throws {
+        for trial in 0..<30 {
+            let folder = try TemporaryDirectory()
+            let db = try Database(path: folder.path("close.sqlite"))
+            try ModelTestDB.$current.withValue(db) {
+                try RoutedNote.createTable()
+                for body in ["a", "b"] {
+                    let note = RoutedNote()
+                    note.body = body
+                    try note.save()
+                }
+                let held = try (0..<3).map { _ in try RoutedNote.all.cursor() }
+                for cursor in held { _ = try cursor.next() }
+                let stop = Locked(false)
+                let threads = (0..<3).map { _ in
+                    Thread {
+                        ModelTestDB.$current.withValue(db) {
+                            while !stop.current {
+                                guard let cursor = try? RoutedNote.all.cursor() else { break }
+                                while (try? cursor.next()) ?? nil != nil {}
+                            }
+                        }
+                    }
+                }
+                threads.forEach { $0.start() }
+                usleep(2_000)
+                let closed = runOnAnotherThread(timeout: 10) { try db.close() }
+                stop.withLock { $0 = true }
+                #expect(closed != nil, "trial \(trial): close() did not return within 10 s")
+                withExtendedLifetime(held) {}
+            }
+        }
+    }
 }

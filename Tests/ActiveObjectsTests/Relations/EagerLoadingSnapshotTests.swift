@@ -188,6 +188,29 @@ final class StatementTrap: @unchecked Sendable {
         }
     }
 
+    /// With one connection for everything, `each` with `including` opens no transaction around
+    /// its body: the body's writes commit (or fail) as they would without `including`.
+    @Test(arguments: [TestStorage.memory, .fileOneConnection])
+    func aWalksBodyWritesAreNotHeldInATransactionOnOneConnection(_ storage: TestStorage) throws {
+        let (db, folder) = try storage.open()
+        defer { try? db.close(); withExtendedLifetime(folder) {} }
+        try db.execute("CREATE TABLE parent (id INTEGER PRIMARY KEY)")
+        try db.execute("CREATE TABLE child (id INTEGER PRIMARY KEY, parentId INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED)")
+        try ModelTestDB.$current.withValue(db) {
+            try Self.withLibraryTables(db)
+            var inTransaction: [Bool] = []
+            #expect(throws: DatabaseError.self) {
+                try SnapBook.all.including(\.author).limit(1).each { _ in
+                    inTransaction.append(db.isInTransaction)
+                    try db.execute("INSERT INTO child(parentId) VALUES (NULL)")
+                    try db.execute("INSERT INTO child(parentId) VALUES (12345)")   // fails at its commit
+                }
+            }
+            #expect(inTransaction == [false])
+            #expect(try db.scalar("SELECT count(*) FROM child") as Int? == 1, "the body's first write was lost")
+        }
+    }
+
     /// After `including`, the async forms run no SQL, exactly like the synchronous ones.
     @Test(arguments: TestStorage.allCases)
     func asyncRelationReadsUseWhatWasPreloaded(_ storage: TestStorage) async throws {
