@@ -3,7 +3,7 @@
 // in one process, same data, same workloads. Its own package so that the library itself
 // keeps no dependencies.
 //
-//     swift run -c release --package-path Benchmarks            # full run (2.5–3.5 min), writes results.svg
+//     swift run -c release --package-path Benchmarks            # full run (about 5 min), writes results.svg
 //     swift run -c release --package-path Benchmarks Benchmarks --quick   # smoke run
 //     swift run -c release --package-path Benchmarks Benchmarks memory    # memory workloads only
 import PackageDescription
