@@ -1,3 +1,134 @@
+#if defined(__linux__)
+#define _GNU_SOURCE
+#include <link.h>
+#endif
 #include "CActiveObjectsSupport.h"
+#if defined(__linux__) || defined(__APPLE__)
+#include <pthread.h>
+#endif
 
 long activeobjects_prototypes_in_progress = 0;
+
+// MARK: - Locating the Observation runtime's per-thread tracking pointer (see the header)
+
+#if defined(__linux__)
+
+unsigned long activeobjects_observation_tls_module = 0;
+unsigned long activeobjects_observation_tls_offset = 0;
+
+// The thread-local blocks of the calibrating thread: one entry per module that has one. Only
+// the calibration (one thread, once per process) touches these.
+enum { MAXIMUM_TLS_BLOCKS = 64 };
+static struct {
+    unsigned long module;
+    const unsigned char *data;
+    unsigned long words;
+} tls_blocks[MAXIMUM_TLS_BLOCKS];
+static long tls_block_count = 0;
+
+static int note_tls_block(struct dl_phdr_info *info, size_t size, void *unused) {
+    (void)size;
+    (void)unused;
+    if (info->dlpi_tls_modid == 0 || info->dlpi_tls_data == 0) return 0;
+    for (int index = 0; index < info->dlpi_phnum; index++) {
+        const ElfW(Phdr) *header = &info->dlpi_phdr[index];
+        if (header->p_type != PT_TLS || tls_block_count == MAXIMUM_TLS_BLOCKS) continue;
+        tls_blocks[tls_block_count].module = info->dlpi_tls_modid;
+        tls_blocks[tls_block_count].data = info->dlpi_tls_data;
+        tls_blocks[tls_block_count].words = header->p_memsz / sizeof(void *);
+        tls_block_count++;
+    }
+    return 0;
+}
+
+long activeobjects_observation_candidates_prepare(void) {
+    tls_block_count = 0;
+    dl_iterate_phdr(note_tls_block, 0);
+    long total = 0;
+    for (long block = 0; block < tls_block_count; block++) total += (long)tls_blocks[block].words;
+    return total;
+}
+
+// The block and word of a candidate number.
+static int find_candidate(long candidate, long *block, unsigned long *word) {
+    for (long index = 0; index < tls_block_count; index++) {
+        if (candidate < (long)tls_blocks[index].words) {
+            *block = index;
+            *word = (unsigned long)candidate;
+            return 1;
+        }
+        candidate -= (long)tls_blocks[index].words;
+    }
+    return 0;
+}
+
+unsigned long activeobjects_observation_candidate_read(long candidate) {
+    long block;
+    unsigned long word;
+    if (!find_candidate(candidate, &block, &word)) return 0;
+    return ((const unsigned long *)tls_blocks[block].data)[word];
+}
+
+void activeobjects_observation_candidate_publish(long candidate) {
+    long block;
+    unsigned long word;
+    if (!find_candidate(candidate, &block, &word)) return;
+    __atomic_store_n(&activeobjects_observation_tls_offset, word * sizeof(void *), __ATOMIC_RELAXED);
+    __atomic_store_n(&activeobjects_observation_tls_module, tls_blocks[block].module, __ATOMIC_RELEASE);
+}
+
+int activeobjects_observation_candidate_verify(long candidate) {
+    long block;
+    unsigned long word;
+    if (!find_candidate(candidate, &block, &word)) return 0;
+    activeobjects_tls_location location = { tls_blocks[block].module, word * sizeof(void *) };
+    return __tls_get_addr(&location) == (const void *)&((const unsigned long *)tls_blocks[block].data)[word];
+}
+
+unsigned long activeobjects_current_stack_top(void) {
+    pthread_attr_t attributes;
+    if (pthread_getattr_np(pthread_self(), &attributes) != 0) return 0;
+    void *low = 0;
+    size_t size = 0;
+    int failed = pthread_attr_getstack(&attributes, &low, &size);
+    pthread_attr_destroy(&attributes);
+    return failed ? 0 : (unsigned long)low + size;
+}
+
+#elif defined(__APPLE__)
+
+long activeobjects_observation_tsd_key = -1;
+
+// The thread-specific-data keys Apple's libpthread reserves for the Swift runtime
+// (__PTK_FRAMEWORK_SWIFT_KEY0 … KEY9).
+enum { FIRST_SWIFT_KEY = 100, SWIFT_KEY_COUNT = 10 };
+
+long activeobjects_observation_candidates_prepare(void) { return SWIFT_KEY_COUNT; }
+
+unsigned long activeobjects_observation_candidate_read(long candidate) {
+    if (candidate < 0 || candidate >= SWIFT_KEY_COUNT) return 0;
+    return (unsigned long)pthread_getspecific((pthread_key_t)(FIRST_SWIFT_KEY + candidate));
+}
+
+void activeobjects_observation_candidate_publish(long candidate) {
+    if (candidate < 0 || candidate >= SWIFT_KEY_COUNT) return;
+    __atomic_store_n(&activeobjects_observation_tsd_key, FIRST_SWIFT_KEY + candidate, __ATOMIC_RELEASE);
+}
+
+int activeobjects_observation_candidate_verify(long candidate) {
+    return candidate >= 0 && candidate < SWIFT_KEY_COUNT;
+}
+
+unsigned long activeobjects_current_stack_top(void) {
+    return (unsigned long)pthread_get_stackaddr_np(pthread_self());
+}
+
+#else
+
+int activeobjects_observation_candidate_verify(long candidate) { (void)candidate; return 0; }
+unsigned long activeobjects_current_stack_top(void) { return 0; }
+long activeobjects_observation_candidates_prepare(void) { return 0; }
+unsigned long activeobjects_observation_candidate_read(long candidate) { (void)candidate; return 0; }
+void activeobjects_observation_candidate_publish(long candidate) { (void)candidate; }
+
+#endif

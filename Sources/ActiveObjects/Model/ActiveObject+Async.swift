@@ -99,7 +99,9 @@ extension ActiveObject {
                 holder.withUnsafeObjectPointer { scratchBase in
                     let original = accessor.load(written[slot], into: scratchBase, context: context)
                         ? accessor.value(from: scratchBase) : accessor.value(from: base)
-                    accessor.setState(.changed(OriginalValue(original)), in: base)
+                    let edits = self.edits ?? ObjectEdits()
+                    self.edits = edits
+                    edits.setOriginal(original, atOffset: accessor.valueOffset)
                 }
             }
         }
@@ -123,8 +125,9 @@ extension ActiveObject {
         guard let row else { throw ActiveObjectError.recordNotFound(table: schema.tableName, id: id) }
         let loader = ObjectLoader(canonicalFor: schema, context: schema.context(in: database))
         // Into a scratch object first: a row that does not fit leaves this object untouched.
-        try loader.fill(schema.newObject(), row: row)
-        try loader.fill(self, row: row)
+        let loaded = schema.newObject()
+        try loader.fill(loaded, row: row)
+        takeRow(of: loaded, schema: schema)
         preloadedRelations = nil
         didLoad()
     }

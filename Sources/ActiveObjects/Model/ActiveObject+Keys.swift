@@ -23,8 +23,8 @@ extension ActiveObject {
             try schema.keySlots.map { slot in
                 let accessor = schema.accessors[slot]
                 do {
-                    if case .changed(let original) = accessor.state(in: base) {
-                        return try accessor.encodeOriginal(original.value, context: context)
+                    if let original = edits?.original(atOffset: accessor.valueOffset) {
+                        return try accessor.encodeOriginal(original, context: context)
                     }
                     return try accessor.encode(from: base, context: context)
                 } catch {
@@ -65,8 +65,8 @@ extension ActiveObject {
             ?? ValueContext(dateStrategy: schema.dateStrategy ?? .iso8601Text)
         let accessor = schema.accessors[key.slot]
         let value = try withUnsafeObjectPointer { base in
-            if recordState == .persisted, case .changed(let original) = accessor.state(in: base) {
-                return try accessor.encodeOriginal(original.value, context: context)
+            if recordState == .persisted, let original = edits?.original(atOffset: accessor.valueOffset) {
+                return try accessor.encodeOriginal(original, context: context)
             }
             return try accessor.encode(from: base, context: context)
         }

@@ -66,8 +66,11 @@ extension ActiveObject {
             }
             return values.indices.filter { !DatabaseValue.sameStoredValue(values[$0], defaults[$0]) }
         }
+        guard let edits else { return [] }
         return withUnsafeObjectPointer { base in
-            values.indices.filter { schema.accessors[$0].isChanged(in: base, current: values[$0], context: context) }
+            values.indices.filter {
+                schema.accessors[$0].isChanged(in: base, edits: edits, current: values[$0], context: context)
+            }
         }
     }
 
@@ -82,15 +85,21 @@ extension ActiveObject {
     }
 
     /// Marks the current values as what the row `rowID` holds (a nil auto-numbered key takes
-    /// the number SQLite gave the row).
+    /// the number SQLite gave the row), notifying the observers of `id` and of that key when
+    /// they change.
     func markPersisted(schema: ModelSchema, rowID: Int64?) {
-        withUnsafeObjectPointer { base in
-            if let slot = schema.autoNumberedKeySlot, let rowID, schema.accessors[slot].isNull(in: base) {
-                schema.accessors[slot].setInteger(rowID, in: base)
+        let numberedKey = withUnsafeObjectPointer { base -> ColumnAccessor? in
+            guard let slot = schema.autoNumberedKeySlot, rowID != nil, schema.accessors[slot].isNull(in: base) else {
+                return nil
             }
-            for accessor in schema.accessors { accessor.setState(.clean, in: base) }
+            return schema.accessors[slot]
         }
-        markLoaded(rowID: rowID, state: .persisted)
+        notifyingObservers(ofOffsets: numberedKey.map { [$0.valueOffset] } ?? [], id: self.rowID != rowID) {
+            if let numberedKey, let rowID {
+                withUnsafeObjectPointer { numberedKey.setInteger(rowID, in: $0) }
+            }
+            markLoaded(rowID: rowID, state: .persisted)
+        }
     }
 
     /// True when a property differs from what was last loaded or saved (for a new object:
@@ -418,8 +427,9 @@ extension ActiveObject {
                 // Read into a scratch object first, so that a row that fails to decode leaves
                 // this object untouched; then take its values.
                 let loader = ObjectLoader(canonicalFor: schema, context: context)
-                try loader.fill(schema.newObject(), from: statement)
-                try loader.fill(self, from: statement)
+                let loaded = schema.newObject()
+                try loader.fill(loaded, from: statement)
+                takeRow(of: loaded, schema: schema)
                 return true
             }
         }

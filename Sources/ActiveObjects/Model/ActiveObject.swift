@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 
 /// The base class of every model: subclass it and declare `@Column` properties.
 ///
@@ -23,6 +24,11 @@ import Foundation
 /// module whose default isolation is the main actor (`.defaultIsolation(MainActor.self)`, new
 /// Xcode app targets) is a plain `final class Note: ActiveObject { … }`, overrides the hooks,
 /// and is used from the main actor and from other tasks alike.
+///
+/// Objects are `Observable` (see <doc:SwiftUIAndObservation>): reading a `@Column` property or
+/// `id` inside `withObservationTracking` (or a SwiftUI body) tracks that property alone, and a
+/// different value assigned to it, or stored by `reload()` or `save()`, notifies. And they are
+/// `Hashable` by class and saved key (see ``==(_:_:)``).
 nonisolated open class ActiveObject: CustomStringConvertible, Identifiable {
     // The stored properties below are `@exclusivity(unchecked)`: the library reads and writes
     // them on every save and every fetched row, where a dynamic exclusivity check (with its
@@ -55,6 +61,16 @@ nonisolated open class ActiveObject: CustomStringConvertible, Identifiable {
     /// level. Until it is known, the insert may still be rolled back; once known, the object
     /// settles (see ``settleInsert()``).
     @exclusivity(unchecked) private var insertFate: TransactionFate?
+    /// What an assignment to a `@Column` property must do besides storing the value, read by
+    /// every setter (inlined into the model's module): 0 for a new, unobserved object (a plain
+    /// store); otherwise the bits of ``AssignmentBookkeeping``.
+    @usableFromInline @exclusivity(unchecked) final var assignmentBookkeeping: UInt8 = 0
+    /// The values the properties assigned since the last load or save had before (change
+    /// tracking, per object: nil until the first assignment).
+    @exclusivity(unchecked) final var edits: ObjectEdits?
+    /// The object's observation registrar, created by the first read inside an
+    /// observation-tracking scope (nil for objects nobody observed).
+    @exclusivity(unchecked) final var observationRegistrar: ObservationRegistrar?
 
     /// The value of ``id`` (settled first: an insert rolled back since leaves nil).
     final var rowID: Int64? {
@@ -77,12 +93,21 @@ nonisolated open class ActiveObject: CustomStringConvertible, Identifiable {
 
     /// Marks the object as holding the row `rowID` in `state`, as a fetch leaves it: one
     /// settling of a pending insert, then three stores (a fetch's per-row bookkeeping).
+    /// Also starts change tracking afresh: the values are what the row holds.
     @inline(__always)
     final func markLoaded(rowID: Int64?, state: RecordState) {
         settleInsert()
         rowIDStorage = rowID
         persistedRowIDStorage = rowID
         recordStateStorage = state
+        if edits != nil { edits = nil }
+        assignmentBookkeeping |= AssignmentBookkeeping.tracksEdits
+    }
+
+    /// Sets the row id without notifying observers (the caller does, around a group of changes).
+    final func storeRowID(_ rowID: Int64?) {
+        settleInsert()
+        rowIDStorage = rowID
     }
 
     /// Records that the object, new until now, was just inserted inside a transaction level
@@ -102,9 +127,16 @@ nonisolated open class ActiveObject: CustomStringConvertible, Identifiable {
         case .committed: insertFate = nil
         case .rolledBack:
             insertFate = nil
+            let hadID = rowIDStorage != nil
+            if hadID, let registrar = observationRegistrar {
+                registrar.willSet(self, keyPath: ObservedProperty.id)
+            }
             rowIDStorage = nil
             recordStateStorage = .new
             persistedRowIDStorage = nil
+            if hadID, let registrar = observationRegistrar {
+                registrar.didSet(self, keyPath: ObservedProperty.id)
+            }
         }
     }
 

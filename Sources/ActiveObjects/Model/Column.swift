@@ -50,37 +50,47 @@ struct ColumnOptions {
 /// }
 /// ```
 ///
-/// The value lives in the property itself, so reading and writing cost what a plain stored
-/// property costs. `$name` (the projected value) names the column in queries:
+/// The value lives in the object itself, as a stored property's does, and nothing else does:
+/// a `@Column` property takes exactly the memory of its value. Reading it costs what reading a
+/// stored property costs, plus a check of a few instructions that registers the read when it
+/// happens inside an observation-tracking scope (a SwiftUI body, `withObservationTracking`):
+/// models are `Observable` property by property (see <doc:SwiftUIAndObservation>).
+/// Assigning it in an object loaded from the database remembers, once, the value before (for
+/// change tracking), and notifies the property's observers when the value differs.
+///
+/// `$name` (the projected value) names the column in queries:
 /// `Person.where(\.$name == "Joe")`.
+///
+/// `@Column` is for stored properties of ``ActiveObject`` subclasses only: declared in a
+/// struct, or wrapped in another property wrapper, it does not compile.
 @propertyWrapper
 public struct Column<Value: ColumnValue> {
-    /// Whether the property was assigned since the last load or save, and its value before
-    /// (or, in the class's prototype only, the column's declaration).
-    @usableFromInline var state: ColumnState
-    /// The current value.
+    /// The current value: the wrapper's only stored property, so the wrapper has the value's
+    /// layout (the library reads and writes it at the property's offset in the object).
     @usableFromInline var value: Value
 
-    /// The property's value. Reading it costs what reading a stored property costs; assigning
-    /// it in an object loaded from the database remembers the value before, once, for change
-    /// tracking.
-    @inlinable
+    /// Not used: the property is read and written through
+    /// ``subscript(_enclosingInstance:wrapped:storage:)``, which sees the object.
+    @available(*, unavailable, message: "@Column is only available on stored properties of ActiveObject subclasses")
     public var wrappedValue: Value {
-        get { value }
-        set {
-            if case .clean = state { state = .changed(OriginalValue(value)) }
-            value = newValue
-        }
+        get { fatalError("@Column is only available on stored properties of ActiveObject subclasses") }
+        set { fatalError("@Column is only available on stored properties of ActiveObject subclasses") }
     }
 
     /// Declares a column named after the property (through the model's `columnNaming`),
     /// or `name` when given.
+    ///
+    /// The last three parameters are filled in by the compiler with the place of the
+    /// declaration (never pass them): the schema build matches each declaration's options to
+    /// its property by that place.
     @inlinable
-    public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false) {
+    public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false,
+                _file: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column) {
         self.value = wrappedValue
-        self.state = PrototypeConstruction.isActive
-            ? PrototypeConstruction.prototypeState(ColumnOptions(name: name, unique: unique, indexed: indexed))
-            : .fresh
+        if PrototypeConstruction.isActive {
+            PrototypeConstruction.record(ColumnOptions(name: name, unique: unique, indexed: indexed),
+                                         wrapper: Self.self, at: SourcePlace(file: _file, line: _line, column: _column))
+        }
     }
 
     /// Declares a foreign-key column: `REFERENCES parent(primaryKey) ON DELETE action`.
@@ -90,19 +100,79 @@ public struct Column<Value: ColumnValue> {
     /// ```
     @inlinable
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false,
-                references parent: ActiveObject.Type, onDelete: ForeignKeyAction = .noAction) {
+                references parent: ActiveObject.Type, onDelete: ForeignKeyAction = .noAction,
+                _file: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column) {
         self.value = wrappedValue
-        self.state = PrototypeConstruction.isActive
-            ? PrototypeConstruction.prototypeState(ColumnOptions(name: name, unique: unique, indexed: indexed,
-                                                        references: parent, onDelete: onDelete))
-            : .fresh
+        if PrototypeConstruction.isActive {
+            PrototypeConstruction.record(ColumnOptions(name: name, unique: unique, indexed: indexed,
+                                                       references: parent, onDelete: onDelete),
+                                         wrapper: Self.self, at: SourcePlace(file: _file, line: _line, column: _column))
+        }
     }
 
+    /// Reads and writes the property of `object`.
+    ///
+    /// Reading: the value, after registering the read with the object's observers when this
+    /// thread is inside an observation-tracking scope (a few instructions tell when it is not).
+    /// Writing: for a new, unobserved object, a plain store; otherwise through
+    /// ``ColumnAssignment``, which remembers the value before for change tracking and notifies
+    /// observers of a different value.
+    @inlinable
+    public static subscript<Object: ActiveObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+    ) -> Value {
+        get {
+            if TrackingProbe.mayBeTracking {
+                // The address ends its access at once: no access spans a call, so the optimizer
+                // keeps proving that accesses to the property never overlap.
+                object.observeRead(at: withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath]) { Int(bitPattern: $0) })
+            }
+            return object[keyPath: storageKeyPath].value
+        }
+        set {
+            if object.assignmentBookkeeping == 0 {
+                object[keyPath: storageKeyPath].value = newValue
+            } else {
+                ColumnAssignment.assign(
+                    newValue, at: withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath]) { Int(bitPattern: $0) },
+                    in: object)
+            }
+        }
+    }
+
+    /// Not used: `$name` is read through ``subscript(_enclosingInstance:projected:storage:)``.
+    @available(*, unavailable, message: "@Column is only available on stored properties of ActiveObject subclasses")
+    public var projectedValue: ColumnReference<Value> {
+        fatalError("@Column is only available on stored properties of ActiveObject subclasses")
+    }
 
     /// A reference to this column for queries, ordering and relations: `\.$name`.
     @inlinable
-    public var projectedValue: ColumnReference<Value> {
-        ColumnReference(slot: state.descriptor?.slot ?? ColumnReference<Value>.noSlot)
+    public static subscript<Object: ActiveObject>(
+        _enclosingInstance object: Object,
+        projected projectedKeyPath: KeyPath<Object, ColumnReference<Value>>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+    ) -> ColumnReference<Value> {
+        ColumnReference(offset: withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath]) { Int(bitPattern: $0) }
+                            - Int(bitPattern: Unmanaged.passUnretained(object).toOpaque()))
+    }
+}
+
+/// Where a column wrapper is declared: `#fileID`, `#line` and `#column` of its declaration
+/// (the compiler gives the declaration's place even when an `init()` assigns the property).
+@usableFromInline
+struct SourcePlace: Hashable {
+    let file: String
+    let line: UInt
+    let column: UInt
+
+    @usableFromInline
+    init(file: StaticString, line: UInt, column: UInt) {
+        self.file = file.description
+        self.line = line
+        self.column = column
     }
 }
 
@@ -113,13 +183,16 @@ public struct Column<Value: ColumnValue> {
 /// Person.where(\.$age > 30).order(by: \.$name)
 /// ```
 public struct ColumnReference<Value>: Sendable {
-    @usableFromInline let slot: Int
+    /// Where the column's property lies in the object (its byte offset), or one of the markers
+    /// below. The schema turns it into the column.
+    @usableFromInline let position: Int
 
     @inlinable
-    init(slot: Int) { self.slot = slot }
+    init(offset: Int) { self.position = offset }
 
-    /// The slot of the primary key (`\.$id`).
-    @usableFromInline static var primaryKeySlot: Int { -1 }
-    /// No column: the reference was read from an object that is not the class's prototype.
-    @usableFromInline static var noSlot: Int { Int.min }
+    @inlinable
+    init(position: Int) { self.position = position }
+
+    /// The position of the primary key (`\.$id`).
+    @usableFromInline static var primaryKeyPosition: Int { -1 }
 }

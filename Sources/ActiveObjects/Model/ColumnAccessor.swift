@@ -2,11 +2,12 @@ import Foundation
 
 // The one place where ActiveObjects reaches into an object's memory.
 //
-// Column values live in the `@Column` wrappers, inside the object, like any stored property:
-// user code reads and writes them at full speed. To fill a fetched object (and to read values
-// for INSERT/UPDATE) without walking `Mirror` per object, the schema learns once per class
-// where each wrapper lies in the object (``ColumnDiscovery``), and then reads and writes the
-// wrappers through typed pointers, through the accessors below.
+// Column values live in the `@Column` wrappers, inside the object, like any stored property (a
+// wrapper is its value and nothing else): user code reads and writes them at full speed. To
+// fill a fetched object (and to read values for INSERT/UPDATE) without walking `Mirror` per
+// object, the schema learns once per class where each wrapper lies in the object
+// (``ColumnDiscovery``), and then reads and writes the values through typed pointers, through
+// the accessors below.
 
 /// Typed access to one column's wrapper inside objects of one class.
 ///
@@ -16,16 +17,14 @@ import Foundation
 /// rest. The subclasses are ``ValueColumnAccessor`` (`@Column`) and ``JSONColumnAccessor``
 /// (`@JSONColumn`).
 class ColumnAccessor {
-    /// Byte offset of the current value.
+    /// Byte offset of the value (of the wrapper: the wrapper is its value) in the object; also
+    /// the property's identity for change tracking and observation.
     let valueOffset: Int
-    /// Byte offset of the wrapper's ``ColumnState`` (whether the property changed).
-    let stateOffset: Int
     /// The property's type, when the statement can write it directly.
     let nativeType: NativeType
 
-    init(valueOffset: Int, stateOffset: Int, nativeType: NativeType) {
+    init(valueOffset: Int, nativeType: NativeType) {
         self.valueOffset = valueOffset
-        self.stateOffset = stateOffset
         self.nativeType = nativeType
     }
 
@@ -87,23 +86,21 @@ class ColumnAccessor {
         fatalError("abstract")
     }
 
-    /// The wrapper's bookkeeping state.
-    final func state(in object: UnsafeRawPointer) -> ColumnState {
-        (object + stateOffset).assumingMemoryBound(to: ColumnState.self).pointee
-    }
-
-    /// Replaces the wrapper's bookkeeping state (of an ordinary object, never the prototype).
-    @inline(__always)
-    final func setState(_ state: ColumnState, in object: UnsafeMutableRawPointer) {
-        (object + stateOffset).assumingMemoryBound(to: ColumnState.self).pointee = state
-    }
-
     /// Whether the property holds something else than what was last loaded or saved: it was
-    /// assigned since, with a value that encodes differently.
-    final func isChanged(in object: UnsafeRawPointer, current: DatabaseValue, context: ValueContext) -> Bool {
-        guard case .changed(let original) = state(in: object) else { return false }
-        guard let before = try? encodeOriginal(original.value, context: context) else { return true }
+    /// assigned since (its value before is in `edits`), with a value that encodes differently.
+    final func isChanged(in object: UnsafeRawPointer, edits: ObjectEdits?, current: DatabaseValue,
+                         context: ValueContext) -> Bool {
+        guard let original = edits?.original(atOffset: valueOffset) else { return false }
+        guard let before = try? encodeOriginal(original, context: context) else { return true }
         return !DatabaseValue.sameStoredValue(before, current)
+    }
+
+    /// Whether the property holds, in `object` and in `other` (of the same class), values that
+    /// the database would store alike.
+    final func holdsSameValue(in object: UnsafeRawPointer, as other: UnsafeRawPointer) -> Bool {
+        guard let mine = try? encode(from: object, context: Self.plainContext),
+              let theirs = try? encode(from: other, context: Self.plainContext) else { return false }
+        return DatabaseValue.sameStoredValue(mine, theirs)
     }
 
     /// Whether the property holds nil (an optional's NULL).
@@ -120,15 +117,30 @@ class ColumnAccessor {
     /// A context for values no date strategy applies to (nil, integers).
     private static let plainContext = ValueContext(dateStrategy: .iso8601Text)
 
-    /// Stores a value the way an assignment to the property does (see ``ColumnState``).
-    final func assign(_ value: DatabaseValue, into object: UnsafeMutableRawPointer, context: ValueContext) -> Bool {
-        if case .clean = state(in: object) {
-            setState(.changed(OriginalValue(self.value(from: object))), in: object)
+    /// Stores a database value into the property of `object` the way an assignment does:
+    /// remembering the value before (change tracking) and notifying observers when it differs.
+    /// False, and nothing stored, when the value does not fit the property.
+    final func assign(_ value: DatabaseValue, to object: ActiveObject, context: ValueContext) -> Bool {
+        object.withUnsafeObjectPointer { base in
+            if object.assignmentBookkeeping & AssignmentBookkeeping.tracksEdits != 0 {
+                let edits = object.edits ?? ObjectEdits()
+                object.edits = edits
+                edits.noteFirstAssignment(atOffset: valueOffset, before: self.value(from: base))
+            }
+            let differs = (try? encode(from: base, context: context)).map { !DatabaseValue.sameStoredValue($0, value) } ?? true
+            var stored = false
+            object.notifyingObservers(ofOffsets: differs ? [valueOffset] : [], id: false) {
+                stored = load(value, into: base, context: context)
+            }
+            return stored
         }
-        return load(value, into: object, context: context)
     }
 
-    /// Encodes a value kept by an ``OriginalValue``.
+    /// Copies the property's value from `source` into `destination` (objects of the same
+    /// class). Observers are not notified: see ``ActiveObject/takeRow(of:schema:)``.
+    func copyValue(from source: UnsafeRawPointer, to destination: UnsafeMutableRawPointer) { fatalError("abstract") }
+
+    /// Encodes a value kept by ``ObjectEdits`` (a value before).
     func encodeOriginal(_ value: Any, context: ValueContext) throws -> DatabaseValue { fatalError("abstract") }
 
     /// The property's current value, boxed (for `description`).

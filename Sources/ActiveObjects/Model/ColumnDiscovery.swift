@@ -1,10 +1,14 @@
 @_spi(Reflection) import Swift
 
-/// A `@Column` property found in a class: its property name, declaration and accessor.
+/// A `@Column` property found in a class: its property name, accessor, and the class of the
+/// hierarchy that declares it.
 struct DiscoveredColumn {
     let propertyName: String
-    let descriptor: ColumnDescriptor
     let accessor: ColumnAccessor
+    /// The wrapper's type (`Column<String>`).
+    let wrapperType: any ColumnWrapper.Type
+    /// The declaring class's depth below `ActiveObject` (1 for a direct subclass).
+    let level: Int
 }
 
 /// A stored property of a class as the Swift runtime describes it (for diagnostics).
@@ -34,7 +38,7 @@ struct StoredField {
 /// `invalidModel` error instead of guessing.
 ///
 /// Both views read the same reflection metadata, so neither can notice when that metadata is
-/// missing altogether; ``PrototypeColumnCheck`` compares the result with what the wrapper
+/// missing altogether; ``ColumnDeclarations`` compares the result with what the wrapper
 /// initializers themselves recorded.
 struct ColumnDiscovery {
     /// The column wrappers, superclass columns first, each class's in declaration order.
@@ -73,13 +77,14 @@ struct ColumnDiscovery {
             mirrors.append(mirror)
             current = mirror.superclassMirror
         }
-        var mirrored: [(label: String, wrapper: any ColumnWrapper)] = []
-        for mirror in mirrors.reversed() {
+        var mirrored: [(label: String, wrapper: any ColumnWrapper, level: Int)] = []
+        // `ActiveObject`'s own mirror is the last: level 0.
+        for (level, mirror) in mirrors.reversed().enumerated() {
             for child in mirror.children {
                 // The exact type, not a cast: `as?` would also unwrap an optional wrapper.
                 if Swift.type(of: child.value) is any ColumnWrapper.Type,
                    let wrapper = child.value as? any ColumnWrapper, let label = child.label {
-                    mirrored.append((label, wrapper))
+                    mirrored.append((label, wrapper, level))
                 }
             }
         }
@@ -127,12 +132,8 @@ struct ColumnDiscovery {
                     throw ActiveObjectError.invalidModel(
                         model: modelName, reason: "property \(field.label) cannot be read reliably")
                 }
-                let name = StoredField.propertyName(of: field.label)
-                guard let descriptor = mirror.wrapper.descriptor else {
-                    throw ActiveObjectError.invalidModel(
-                        model: modelName, reason: "property \(name) was not initialized by the class's init()")
-                }
-                return DiscoveredColumn(propertyName: name, descriptor: descriptor, accessor: accessor)
+                return DiscoveredColumn(propertyName: StoredField.propertyName(of: field.label), accessor: accessor,
+                                        wrapperType: field.type, level: mirror.level)
             }
         }
     }

@@ -3,8 +3,6 @@
 /// Schema discovery (``ColumnDiscovery``) recognises a class's columns as the stored
 /// properties whose type conforms to this protocol.
 protocol ColumnWrapper {
-    /// The declaration (present in the prototype only).
-    var descriptor: ColumnDescriptor? { get }
     /// Encodes the wrapper's current value (used to validate the layout against Mirror).
     func encodedValue(in context: ValueContext) throws -> DatabaseValue
     /// An accessor for a wrapper of this type stored at `offset` in an object, or nil when
@@ -13,17 +11,15 @@ protocol ColumnWrapper {
 }
 
 extension Column: ColumnWrapper {
-    var descriptor: ColumnDescriptor? { state.descriptor }
     func encodedValue(in context: ValueContext) throws -> DatabaseValue {
-        try wrappedValue.databaseValue(in: context)
+        try value.databaseValue(in: context)
     }
     static func makeAccessor(offset: Int) -> ColumnAccessor? { ValueColumnAccessor<Value>(offset: offset) }
 }
 
 extension JSONColumn: ColumnWrapper {
-    var descriptor: ColumnDescriptor? { state.descriptor }
     func encodedValue(in context: ValueContext) throws -> DatabaseValue {
-        try JSONCoding.encode(wrappedValue, in: context)
+        try JSONCoding.encode(value, in: context)
     }
     static func makeAccessor(offset: Int) -> ColumnAccessor? { JSONColumnAccessor<Value>(offset: offset) }
 }

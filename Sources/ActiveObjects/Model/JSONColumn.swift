@@ -12,38 +12,72 @@ import Foundation
 /// the value follow the model's ``DateStrategy`` (`"2014-09-23 10:11:12.000"` by default), like
 /// a `Date` column.
 /// Text that is not valid JSON for the type is a thrown `typeMismatch` when the row is read.
+///
+/// Like ``Column``, the wrapper holds only the value, and the property is observable.
 @propertyWrapper
 public struct JSONColumn<Value: Codable> {
-    /// See ``Column``.
-    @usableFromInline var state: ColumnState
-    /// The current value.
+    /// The current value (the wrapper's only stored property; see ``Column``).
     @usableFromInline var value: Value
 
-    /// The property's value. Reading it costs what reading a stored property costs; assigning
-    /// it in an object loaded from the database remembers the value before, once, for change
-    /// tracking.
-    @inlinable
+    /// Not used: see ``subscript(_enclosingInstance:wrapped:storage:)``.
+    @available(*, unavailable, message: "@JSONColumn is only available on stored properties of ActiveObject subclasses")
     public var wrappedValue: Value {
-        get { value }
-        set {
-            if case .clean = state { state = .changed(OriginalValue(value)) }
-            value = newValue
+        get { fatalError("@JSONColumn is only available on stored properties of ActiveObject subclasses") }
+        set { fatalError("@JSONColumn is only available on stored properties of ActiveObject subclasses") }
+    }
+
+    /// Declares a JSON column named after the property, or `name` when given. The last three
+    /// parameters are the place of the declaration, filled in by the compiler (see ``Column``).
+    @inlinable
+    public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false,
+                _file: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column) {
+        self.value = wrappedValue
+        if PrototypeConstruction.isActive {
+            PrototypeConstruction.record(ColumnOptions(name: name, unique: unique, indexed: indexed),
+                                         wrapper: Self.self, at: SourcePlace(file: _file, line: _line, column: _column))
         }
     }
 
-    /// Declares a JSON column named after the property, or `name` when given.
+    /// Reads and writes the property of `object`, as ``Column``'s subscript does.
     @inlinable
-    public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false) {
-        self.value = wrappedValue
-        self.state = PrototypeConstruction.isActive
-            ? PrototypeConstruction.prototypeState(ColumnOptions(name: name, unique: unique, indexed: indexed))
-            : .fresh
+    public static subscript<Object: ActiveObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+    ) -> Value {
+        get {
+            if TrackingProbe.mayBeTracking {
+                object.observeRead(at: withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath]) { Int(bitPattern: $0) })
+            }
+            return object[keyPath: storageKeyPath].value
+        }
+        set {
+            if object.assignmentBookkeeping == 0 {
+                object[keyPath: storageKeyPath].value = newValue
+            } else {
+                ColumnAssignment.assign(
+                    newValue, at: withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath]) { Int(bitPattern: $0) },
+                    in: object)
+            }
+        }
     }
 
+    /// Not used: `$tags` is read through ``subscript(_enclosingInstance:projected:storage:)``.
+    @available(*, unavailable, message: "@JSONColumn is only available on stored properties of ActiveObject subclasses")
+    public var projectedValue: ColumnReference<Value> {
+        fatalError("@JSONColumn is only available on stored properties of ActiveObject subclasses")
+    }
 
     /// A reference to this column for queries: `\.$tags`.
     @inlinable
-    public var projectedValue: ColumnReference<Value> { ColumnReference(slot: state.descriptor?.slot ?? -1) }
+    public static subscript<Object: ActiveObject>(
+        _enclosingInstance object: Object,
+        projected projectedKeyPath: KeyPath<Object, ColumnReference<Value>>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
+    ) -> ColumnReference<Value> {
+        ColumnReference(offset: withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath]) { Int(bitPattern: $0) }
+                            - Int(bitPattern: Unmanaged.passUnretained(object).toOpaque()))
+    }
 }
 
 /// Implemented by `Optional` so that a nil JSON value is stored as NULL, not `"null"`.

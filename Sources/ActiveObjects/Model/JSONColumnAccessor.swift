@@ -6,10 +6,10 @@ final class JSONColumnAccessor<Value: Codable>: ColumnAccessor {
     /// An accessor for a `JSONColumn<Value>` stored at `offset` in an object; nil when the
     /// runtime does not describe the wrapper's layout.
     init?(offset: Int) {
-        guard let valueOffset = MemoryLayout<Wrapper>.offset(of: \Wrapper.value),
-              let stateOffset = MemoryLayout<Wrapper>.offset(of: \Wrapper.state) else { return nil }
-        super.init(valueOffset: offset + valueOffset, stateOffset: offset + stateOffset,
-                   nativeType: .none)
+        // The wrapper is its value alone: same size, the value at offset 0.
+        guard MemoryLayout<Wrapper>.offset(of: \Wrapper.value) == 0,
+              MemoryLayout<Wrapper>.size == MemoryLayout<Value>.size else { return nil }
+        super.init(valueOffset: offset, nativeType: .none)
     }
 
     override var valueTypeName: String { "JSON \(Value.self)" }
@@ -24,6 +24,11 @@ final class JSONColumnAccessor<Value: Codable>: ColumnAccessor {
 
     override func encodeSlowly(from pointer: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue {
         try JSONCoding.encode(pointer.assumingMemoryBound(to: Value.self).pointee, in: context)
+    }
+
+    override func copyValue(from source: UnsafeRawPointer, to destination: UnsafeMutableRawPointer) {
+        (destination + valueOffset).assumingMemoryBound(to: Value.self).pointee =
+            (source + valueOffset).assumingMemoryBound(to: Value.self).pointee
     }
 
     override func value(from object: UnsafeRawPointer) -> Any {

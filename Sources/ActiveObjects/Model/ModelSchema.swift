@@ -41,10 +41,13 @@ final class ModelSchema: @unchecked Sendable {
     let accessors: [ColumnAccessor]
     /// The model's own date strategy override, if any.
     let dateStrategy: DateStrategy?
-    /// A default-initialized instance; its wrappers carry their slots.
+    /// A default-initialized instance: the columns' defaults, and what `\.$name` key paths
+    /// are evaluated on.
     let prototype: ActiveObject
     /// Slot for each property name and column name; `-1` for `id`.
     private let slotByKey: [String: Int]
+    /// Slot for each column property's byte offset in the object (what `\.$name` gives).
+    private let slotByOffset: [Int: Int]
     /// How rows are identified.
     let key: KeyShape
     /// Whether the model declares a `WITHOUT ROWID` table.
@@ -89,17 +92,16 @@ final class ModelSchema: @unchecked Sendable {
             throw ActiveObjectError.invalidModel(model: modelName, reason: "table names starting with sqlite_ are reserved")
         }
 
-        let (prototype, recorded) = build.makePrototype { type.init() }
+        let (prototype, events) = build.makePrototype { type.init() }
         self.prototype = prototype
         let discovery = try ColumnDiscovery(prototype: prototype)
-        try PrototypeColumnCheck.verify(prototype: prototype, recorded: recorded, others: build.others,
-                                        discovery: discovery)
+        let declaredOptions = try ColumnDeclarations.options(prototype: prototype, events: events, discovery: discovery)
         let naming = type.columnNaming
         var columns: [SchemaColumn] = []
         var slots: [String: Int] = [:]
         var usedNames: [String: String] = [:]
-        for discovered in discovery.columns {
-            let name = discovered.descriptor.options.name ?? naming.columnName(for: discovered.propertyName)
+        for (discovered, options) in zip(discovery.columns, declaredOptions) {
+            let name = options.name ?? naming.columnName(for: discovered.propertyName)
             try SQLIdentifier.validate(name, what: "column name of \(discovered.propertyName)", model: modelName)
             // SQLite column names are case-insensitive.
             if let other = usedNames[name.lowercased()] {
@@ -113,8 +115,7 @@ final class ModelSchema: @unchecked Sendable {
             slots[name] = slot
             columns.append(SchemaColumn(propertyName: discovered.propertyName, name: name,
                                         quotedName: SQLIdentifier.quote(name),
-                                        options: discovered.descriptor.options, accessor: discovered.accessor))
-            discovered.descriptor.slot = slot
+                                        options: options, accessor: discovered.accessor))
         }
 
         // The key: declared columns (natural or composite), or the rowid.
@@ -157,6 +158,7 @@ final class ModelSchema: @unchecked Sendable {
         self.columns = columns
         accessors = columns.map(\.accessor)
         slotByKey = slots
+        slotByOffset = Dictionary(uniqueKeysWithValues: columns.indices.map { (columns[$0].accessor.valueOffset, $0) })
         canonicalSteps = columns.indices.map { LoadStep(column: Int32($0 + 1), slot: $0, accessor: columns[$0].accessor) }
 
         // The SQL, built once.
@@ -201,9 +203,9 @@ final class ModelSchema: @unchecked Sendable {
     var selectSQL: String { declaredSQL.selectSQL }
     var selectList: String { declaredSQL.selectList }
 
-    /// A new, ordinary object of the model, for the library's own use (loading rows): its
-    /// wrappers are `.fresh` even when it is created while a prototype is being built on this
-    /// thread (a query in a prototype's `init()`). Costs one atomic load more than `init()`.
+    /// A new, ordinary object of the model, for the library's own use (loading rows): not
+    /// recorded even when it is created while a prototype is being built on this thread (a
+    /// query in a prototype's `init()`). Costs one atomic load more than `init()`.
     func newObject() -> ActiveObject {
         PrototypeConstruction.suspended { modelType.init() }
     }
@@ -235,15 +237,20 @@ final class ModelSchema: @unchecked Sendable {
     /// The slot a `\.$column` key path designates, read from the prototype (`-1` for `\.$id`).
     /// - Throws: ``ActiveObjectError/invalidArgument(_:)`` when it designates no column.
     func slot(for keyPath: AnyKeyPath) throws -> Int {
-        guard let reference = prototype[keyPath: keyPath] as? any ColumnSlotCarrier,
-              reference.slot == ColumnReference<Int64?>.primaryKeySlot || columns.indices.contains(reference.slot) else {
+        guard let reference = prototype[keyPath: keyPath] as? any ColumnPositionCarrier else {
             throw ActiveObjectError.invalidArgument("\(keyPath) does not designate a column of \(modelName)")
         }
-        if reference.slot < 0 && declaresWithoutRowID {
-            throw ActiveObjectError.invalidArgument(
-                "\\.$id of \(modelName): its table is WITHOUT ROWID, so its rows have no id (name the key's columns instead)")
+        if reference.position == ColumnReference<Int64?>.primaryKeyPosition {
+            if declaresWithoutRowID {
+                throw ActiveObjectError.invalidArgument(
+                    "\\.$id of \(modelName): its table is WITHOUT ROWID, so its rows have no id (name the key's columns instead)")
+            }
+            return -1
         }
-        return reference.slot
+        guard let slot = slotByOffset[reference.position] else {
+            throw ActiveObjectError.invalidArgument("\(keyPath) does not designate a column of \(modelName)")
+        }
+        return slot
     }
 
     /// The slot of a column key path that must be a declared `@Column` (not `\.$id`).
@@ -262,11 +269,11 @@ final class ModelSchema: @unchecked Sendable {
 }
 
 /// Implemented by ``ColumnReference`` so that a key path's target can be read untyped.
-protocol ColumnSlotCarrier {
-    var slot: Int { get }
+protocol ColumnPositionCarrier {
+    var position: Int { get }
 }
 
-extension ColumnReference: ColumnSlotCarrier {}
+extension ColumnReference: ColumnPositionCarrier {}
 
 /// Quoting and checking of SQL identifiers.
 enum SQLIdentifier {

@@ -7,14 +7,12 @@ struct LoadStep {
     let slot: Int
     let nativeType: NativeType
     let valueOffset: Int
-    let stateOffset: Int
 
     init(column: Int32, slot: Int, accessor: ColumnAccessor) {
         self.column = column
         self.slot = slot
         nativeType = accessor.nativeType
         valueOffset = accessor.valueOffset
-        stateOffset = accessor.stateOffset
     }
 }
 
@@ -75,7 +73,7 @@ struct ObjectLoader {
     ///   the table, column and row id of a value that does not fit its property.
     func load(from statement: Statement) throws -> ActiveObject {
         let object = schema.newObject()
-        try fill(object, from: statement, isNew: true)
+        try fill(object, from: statement)
         object.didLoad()
         return object
     }
@@ -94,9 +92,10 @@ struct ObjectLoader {
 
     /// Stores the current row into `object` (its id and every mapped column) and marks it as
     /// holding its row — or as `keyless` when the result has no primary key value, so that
-    /// `save()` refuses it rather than inserting a duplicate. `isNew`: the object was just
-    /// created (its columns are all `.fresh`). Property observers (`didSet`) do not run.
-    func fill(_ object: ActiveObject, from statement: Statement, isNew: Bool = false) throws {
+    /// `save()` refuses it rather than inserting a duplicate. Property observers (`didSet`) do
+    /// not run, and neither do Observation's: `reload()` fills a scratch object, then copies
+    /// it with notifications (``ActiveObject/takeRow(of:schema:)``).
+    func fill(_ object: ActiveObject, from statement: Statement) throws {
         var rowID: Int64?
         if let idColumn {
             switch statement.value(at: idColumn) {
@@ -123,15 +122,9 @@ struct ObjectLoader {
                         expected: accessor.valueTypeName, found: value.description)
                 }
             }
-            let state = (base + step.stateOffset).assumingMemoryBound(to: ColumnState.self)
-            // A new object's state is `.fresh`, which holds nothing to release.
-            if isNew { state.initialize(to: .clean) } else { state.pointee = .clean }
         }
-        if steps.count != schema.accessors.count {
-            // Columns missing from the result keep their defaults, yet are tracked from now on:
-            // assigning one later writes it.
-            for accessor in schema.accessors { accessor.setState(.clean, in: base) }
-        }
+        // Columns missing from the result keep their defaults, yet are tracked from now on:
+        // assigning one later writes it.
         object.markLoaded(rowID: rowID, state: state(rowID: rowID))
         object.isPartiallyLoaded = steps.count != schema.accessors.count
     }
@@ -145,7 +138,7 @@ struct ObjectLoader {
     }
 
     /// Stores a row read elsewhere (in the canonical layout: the key, then the columns in
-    /// slot order) into `object`, as ``fill(_:from:isNew:)`` does from a statement. Used by
+    /// slot order) into `object`, as ``fill(_:from:)`` does from a statement. Used by
     /// async `reload()`, which reads on a background thread and fills on the caller's.
     /// - Throws: ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)``.
     func fill(_ object: ActiveObject, row: [DatabaseValue]) throws {
@@ -165,7 +158,6 @@ struct ObjectLoader {
                         table: schema.tableName, column: schema.columns[slot].name, rowID: rowID,
                         expected: accessor.valueTypeName, found: value.description)
                 }
-                accessor.setState(.clean, in: base)
             }
         }
         object.markLoaded(rowID: rowID, state: state(rowID: rowID))

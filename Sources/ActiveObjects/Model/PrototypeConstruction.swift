@@ -1,21 +1,22 @@
 import CActiveObjectsSupport
 
 /// Tells the `@Column` initializers whether the object being created is the prototype a
-/// class's schema is built from, and records the declarations they create for it.
+/// class's schema is built from, and records what they declare for it.
 ///
-/// Only the prototype needs a column's options (explicit name, constraints) and its slot, so
-/// only the prototype's wrappers allocate a ``ColumnDescriptor`` to hold them; every other
-/// object's wrappers hold just their value, which keeps objects small and fetches fast.
+/// Only the schema needs a column's options (explicit name, constraints): a wrapper holds its
+/// value and nothing else, which keeps objects small and fetches fast. So while a prototype is
+/// created, each wrapper initializer records its options, its wrapper type and the place of
+/// its declaration (a ``ColumnDeclaration``), and the base `ActiveObject.init()` records each
+/// object it completes (``noteCreated(_:)``); ``ColumnDeclarations`` then matches the
+/// prototype's declarations to the properties reflection found.
 ///
 /// The state is per thread, as a stack of frames: a schema build pushes a frame for its
 /// class, and records only while that class's `init()` runs (``SchemaBuild/makePrototype(_:)``).
 /// A nested build (the prototype's `init()` uses another model for the first time) pushes its
 /// own frame; objects the library creates meanwhile are made under a suspension frame
-/// (``suspended(_:)``), so they get ordinary `.fresh` wrappers. Objects that user code creates
-/// inside the prototype's `init()` still get descriptors; their base `ActiveObject.init()`
-/// hands them to the frame (``noteCreated(_:)``), which keeps them alive until the build ends,
-/// so that the schema build can tell their descriptors (found in their memory) from the
-/// prototype's own, and refuse any descriptor found in neither.
+/// (``suspended(_:)``), which records nothing. Objects that user code creates inside the
+/// prototype's `init()` are recorded too (their declarations, then the object), and kept
+/// alive until the build ends.
 ///
 /// A process-wide atomic count of prototypes being created spares every other object creation
 /// the thread-local lookup: when no prototype is being created anywhere, an `@Column`
@@ -33,36 +34,29 @@ enum PrototypeConstruction {
     @usableFromInline
     static var isActiveOnThisThread: Bool { innermostFrame?.isRecording ?? false }
 
-    /// Records a descriptor a wrapper initializer creates for the prototype being built on
-    /// this thread, and returns it. Called only when ``isActive`` is true.
-    @usableFromInline
-    static func recorded(_ descriptor: ColumnDescriptor) -> ColumnDescriptor {
-        innermostFrame?.recorded.append(descriptor)
-        return descriptor
-    }
-
-    /// The state of a prototype's wrapper: its declaration, recorded. Kept out of line so that
-    /// the wrapper initializers, inlined into every model's `init()`, stay one atomic load and
-    /// a branch in the common case.
+    /// Records a column a wrapper initializer declares while this thread creates a prototype.
+    /// Called only when ``isActive`` is true; kept out of line so that the wrapper
+    /// initializers, inlined into every model's `init()`, stay one atomic load and a branch in
+    /// the common case.
     @usableFromInline @inline(never)
-    static func prototypeState(_ options: ColumnOptions) -> ColumnState {
-        .prototype(recorded(ColumnDescriptor(options: options)))
+    static func record(_ options: ColumnOptions, wrapper: Any.Type, at place: SourcePlace) {
+        innermostFrame?.events.append(.declaration(ColumnDeclaration(options: options, wrapperType: wrapper, place: place)))
     }
 
     /// Called by `ActiveObject.init()` for every object created: while this thread records a
-    /// prototype, the frame keeps `object` (see ``Frame/created``). When no prototype is being
-    /// built anywhere — every fetch — it costs one atomic load.
+    /// prototype, the frame records and keeps `object` (see ``Frame/events``). When no
+    /// prototype is being built anywhere — every fetch — it costs one atomic load.
     @inline(__always)
     static func noteCreated(_ object: ActiveObject) {
         if activeobjects_prototypes_in_progress_load() != 0 { keepIfRecording(object) }
     }
 
-    /// Keeps `object` in this thread's innermost frame if that frame is recording a prototype
+    /// Records `object` in this thread's innermost frame if that frame is recording a prototype
     /// (not for a suspension, nor outside the prototype's `init()`).
     @inline(never)
     private static func keepIfRecording(_ object: ActiveObject) {
         guard let frame = innermostFrame, frame.isRecording else { return }
-        frame.created.append(object)
+        frame.events.append(.object(object))
     }
 
     /// Whether this thread is building the schema of `type` right now (a re-entrant use of
@@ -84,8 +78,8 @@ enum PrototypeConstruction {
         return try push(frame) { try body(SchemaBuild(frame: frame)) }
     }
 
-    /// Runs `body` with recording suspended on this thread: objects it creates get ordinary
-    /// `.fresh` wrappers even while a prototype is being built. The library creates every
+    /// Runs `body` with recording suspended on this thread: objects it creates are not recorded
+    /// even while a prototype is being built. The library creates every
     /// object it loads through this (``ModelSchema/newObject()``). When no prototype is being
     /// built anywhere, it costs one atomic load.
     @inline(__always)
@@ -115,14 +109,10 @@ enum PrototypeConstruction {
         let building: ObjectIdentifier?
         /// True while the prototype's `init()` runs.
         var isRecording = false
-        /// The descriptors created while recording, in creation order.
-        var recorded: [ColumnDescriptor] = []
-        /// The objects whose `ActiveObject.init()` ran while recording, in creation order —
-        /// the prototype until ``SchemaBuild/makePrototype(_:)`` returns, then only the others
-        /// (created by user code in the prototype's `init()`). Kept strongly until the frame
-        /// is released at the end of the build: their descriptors are recognised in their
-        /// memory, which must stay theirs meanwhile.
-        var created: [ActiveObject] = []
+        /// What was recorded while recording, in order: the columns the wrapper initializers
+        /// declared, and the objects whose `ActiveObject.init()` completed (the prototype, and
+        /// those user code created in its `init()`, kept alive until the build ends).
+        var events: [PrototypeEvent] = []
         /// The enclosing frame (unretained: it outlives this one).
         var previousPointer: UnsafeRawPointer?
 
@@ -137,11 +127,12 @@ enum PrototypeConstruction {
     struct SchemaBuild {
         fileprivate let frame: Frame
 
-        /// Creates the prototype with `make` while recording, and returns it with the
-        /// descriptors the wrapper initializers created meanwhile, in creation order (the
-        /// prototype's own, and those of objects user code created inside its `init()`, which
-        /// ``others`` keeps).
-        func makePrototype(_ make: () -> ActiveObject) -> (prototype: ActiveObject, recorded: [ColumnDescriptor]) {
+        /// Creates the prototype with `make` while recording, and returns it with what was
+        /// recorded meanwhile, in order: the columns declared and the objects completed (the
+        /// prototype's, and those of objects user code created inside its `init()`). Objects
+        /// the library creates meanwhile (under ``PrototypeConstruction/suspended(_:)``) and
+        /// nested builds' prototypes are not recorded.
+        func makePrototype(_ make: () -> ActiveObject) -> (prototype: ActiveObject, events: [PrototypeEvent]) {
             frame.isRecording = true
             activeobjects_prototypes_in_progress_add(1)
             defer {
@@ -149,16 +140,24 @@ enum PrototypeConstruction {
                 activeobjects_prototypes_in_progress_add(-1)
             }
             let prototype = make()
-            let recorded = frame.recorded
-            frame.recorded = []
-            frame.created.removeAll { $0 === prototype }
-            return (prototype, recorded)
+            return (prototype, frame.events)
         }
-
-        /// The objects other than the prototype that were created on this thread while its
-        /// `init()` ran (by user code: `var helper = Other()`, `print(Other())`), in creation
-        /// order; alive until the build ends. Objects the library creates meanwhile (under
-        /// ``PrototypeConstruction/suspended(_:)``) and nested builds' prototypes are not here.
-        var others: [ActiveObject] { frame.created }
     }
+}
+
+/// A column declaration a wrapper initializer recorded while a prototype was created.
+struct ColumnDeclaration {
+    let options: ColumnOptions
+    /// `Column<String>`, `JSONColumn<[Int]>`…
+    let wrapperType: Any.Type
+    let place: SourcePlace
+}
+
+/// What a prototype's creation recorded, in order.
+enum PrototypeEvent {
+    /// A wrapper initializer ran.
+    case declaration(ColumnDeclaration)
+    /// An object's `ActiveObject.init()` ran: every wrapper of the object was initialized
+    /// before (each class's before its superclass's).
+    case object(ActiveObject)
 }

@@ -18,9 +18,10 @@ final class RollbackLog: TransactionListener {
         let state: RecordState
         let persistedRowID: Int64?
         let relations: [PreloadKey: Any]?
-        /// The columns' change tracking (only for objects holding a row: a new object is
-        /// inserted whole, so it has none to keep).
-        let columnStates: [ColumnState]?
+        /// The change tracking (only for objects holding a row: a new object is inserted
+        /// whole, so it has none to keep): a copy of the values before, and the bookkeeping bits.
+        let edits: ObjectEdits?
+        let bookkeeping: UInt8
         /// The slot of an auto-numbered key that was nil (SQLite numbers the row, and the
         /// object takes that number): a rollback makes it nil again, so a retry is numbered
         /// anew rather than reusing a number another row may take meanwhile.
@@ -157,11 +158,11 @@ final class TransactionFate: @unchecked Sendable {
 extension ActiveObject {
     /// The state a rollback must bring back.
     func rollbackSnapshot(schema: ModelSchema) -> RollbackLog.Snapshot {
-        let states = recordState == .persisted
-            ? withUnsafeObjectPointer { base in schema.accessors.map { $0.state(in: base) } }
-            : nil
-        var snapshot = RollbackLog.Snapshot(id: id, state: recordState, persistedRowID: persistedRowID,
-                                            relations: preloadedRelations, columnStates: states)
+        let holdsRow = recordState == .persisted
+        var snapshot = RollbackLog.Snapshot(id: rowID, state: recordState, persistedRowID: persistedRowID,
+                                            relations: preloadedRelations,
+                                            edits: holdsRow ? edits.map(ObjectEdits.init(copying:)) : nil,
+                                            bookkeeping: assignmentBookkeeping)
         if let slot = schema.autoNumberedKeySlot, withUnsafeObjectPointer({ schema.accessors[slot].isNull(in: $0) }) {
             snapshot.nilAutoNumberedKeySlot = slot
         }
@@ -169,19 +170,24 @@ extension ActiveObject {
     }
 
     /// Puts back a snapshot after a rollback. Writes the properties' storage directly: no
-    /// `didSet` observer runs (see ``didLoad()``).
+    /// `didSet` observer runs (see ``didLoad()``); Observation's observers of `id` and of an
+    /// auto-numbered key are notified when they change.
     func restore(_ snapshot: RollbackLog.Snapshot) {
-        id = snapshot.id
-        recordState = snapshot.state
-        persistedRowID = snapshot.persistedRowID
-        preloadedRelations = snapshot.relations
-        if let states = snapshot.columnStates, let schema = try? ModelSchema.of(Swift.type(of: self)) {
-            withUnsafeObjectPointer { base in
-                for (accessor, state) in zip(schema.accessors, states) { accessor.setState(state, in: base) }
+        let schema = try? ModelSchema.of(Swift.type(of: self))
+        let numberedKey = snapshot.nilAutoNumberedKeySlot.flatMap { slot in schema?.accessors[slot] }
+        notifyingObservers(ofOffsets: numberedKey.map { [$0.valueOffset] } ?? [], id: rowID != snapshot.id) {
+            storeRowID(snapshot.id)
+            recordState = snapshot.state
+            persistedRowID = snapshot.persistedRowID
+            preloadedRelations = snapshot.relations
+            if snapshot.state == .persisted {
+                edits = snapshot.edits
+                // Keep the observed bit: observers registered since stay registered.
+                assignmentBookkeeping = snapshot.bookkeeping | (assignmentBookkeeping & AssignmentBookkeeping.observed)
             }
-        }
-        if let slot = snapshot.nilAutoNumberedKeySlot, let schema = try? ModelSchema.of(Swift.type(of: self)) {
-            withUnsafeObjectPointer { schema.accessors[slot].setInteger(nil, in: $0) }
+            if let numberedKey {
+                withUnsafeObjectPointer { numberedKey.setInteger(nil, in: $0) }
+            }
         }
     }
 }

@@ -24,17 +24,20 @@ public struct RowID: Sendable {
     /// Creates the wrapper of `id` (nil until the object is inserted).
     public init(wrappedValue: Int64?) {}
 
-    /// Reads and writes the object's `id`.
+    /// Reads and writes the object's `id`: observed like a column (see ``Column``).
     public static subscript(
         _enclosingInstance object: ActiveObject,
         wrapped _: ReferenceWritableKeyPath<ActiveObject, Int64?>,
         storage _: ReferenceWritableKeyPath<ActiveObject, RowID>
     ) -> Int64? {
-        get { object.rowID }
-        set { object.rowID = newValue }
+        get {
+            if TrackingProbe.mayBeTracking { object.observeReadOfID() }
+            return object.rowID
+        }
+        set { object.assignID(newValue) }
     }
 
     /// A reference to the primary-key column for queries: `\.$id`.
     @inlinable
-    public var projectedValue: ColumnReference<Int64?> { ColumnReference(slot: ColumnReference<Int64?>.primaryKeySlot) }
+    public var projectedValue: ColumnReference<Int64?> { ColumnReference(position: ColumnReference<Int64?>.primaryKeyPosition) }
 }

@@ -8,12 +8,11 @@ final class ValueColumnAccessor<Value: ColumnValue>: ColumnAccessor {
     /// An accessor for a `Column<Value>` stored at `offset` in an object; nil when the
     /// runtime does not describe the wrapper's layout.
     init?(offset: Int) {
-        // Reading and writing the wrapped value through its own offset needs only `Value`'s
-        // metadata, not a runtime lookup of `Column<Value>`'s on every call.
-        guard let valueOffset = MemoryLayout<Wrapper>.offset(of: \Wrapper.value),
-              let stateOffset = MemoryLayout<Wrapper>.offset(of: \Wrapper.state) else { return nil }
-        super.init(valueOffset: offset + valueOffset, stateOffset: offset + stateOffset,
-                   nativeType: NativeType(Value.self))
+        // The wrapper is its value alone (same size, the value at offset 0): reading and writing
+        // the value at the wrapper's offset needs only `Value`'s metadata.
+        guard MemoryLayout<Wrapper>.offset(of: \Wrapper.value) == 0,
+              MemoryLayout<Wrapper>.size == MemoryLayout<Value>.size else { return nil }
+        super.init(valueOffset: offset, nativeType: NativeType(Value.self))
     }
 
     override var valueTypeName: String { String(describing: Value.self) }
@@ -30,6 +29,11 @@ final class ValueColumnAccessor<Value: ColumnValue>: ColumnAccessor {
 
     override func encodeSlowly(from pointer: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue {
         try pointer.assumingMemoryBound(to: Value.self).pointee.databaseValue(in: context)
+    }
+
+    override func copyValue(from source: UnsafeRawPointer, to destination: UnsafeMutableRawPointer) {
+        (destination + valueOffset).assumingMemoryBound(to: Value.self).pointee =
+            (source + valueOffset).assumingMemoryBound(to: Value.self).pointee
     }
 
     override func value(from object: UnsafeRawPointer) -> Any {

@@ -45,7 +45,8 @@ extension ActiveObject {
     }
 
     /// Stores a value into the column at `slot` the way an assignment to the property does
-    /// (so that the next `save()` writes it). Property observers (`didSet`) do not run.
+    /// (so that the next `save()` writes it, and Observation's observers are notified).
+    /// Property observers (`didSet`) do not run.
     /// - Throws: ``ActiveObjectError/invalidValue(table:column:reason:)`` when the property
     ///   cannot hold it (NULL into a non-optional key, text into an integer key).
     func assignColumnValue(_ value: DatabaseValue, atSlot slot: Int, schema: ModelSchema) throws {
@@ -57,9 +58,7 @@ extension ActiveObject {
             self.id = id
             return
         }
-        let stored = withUnsafeObjectPointer { base in
-            schema.accessors[slot].assign(value, into: base, context: schema.keyContext)
-        }
+        let stored = schema.accessors[slot].assign(value, to: self, context: schema.keyContext)
         guard stored else {
             throw ActiveObjectError.invalidValue(table: schema.tableName, column: schema.columns[slot].name,
                                                  reason: "cannot hold \(value)")

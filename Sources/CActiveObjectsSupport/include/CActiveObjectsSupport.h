@@ -51,4 +51,69 @@ static inline long activeobjects_atomic_add(long *word, long delta) {
     return __atomic_add_fetch(word, delta, __ATOMIC_SEQ_CST);
 }
 
+// MARK: - Is this thread inside an observation-tracking scope?
+//
+// Every `@Column` getter of every object asks this, so it is inlined and costs a few
+// instructions; the Swift half (Sources/ActiveObjects/Observable/TrackingProbe.swift) explains
+// the design. The Observation runtime keeps, per thread, a pointer that is non-null exactly
+// while `withObservationTracking` (or SwiftUI, or `Observations`) runs its closure on that
+// thread. The library learns once per process where that pointer lives (a word of a module's
+// thread-local block on Linux, a thread-specific-data key on Apple platforms) by watching it
+// change under `withObservationTracking` on a thread of its own, and publishes the location
+// here. Until it is located, or if it cannot be, the answer is "maybe", and the caller then
+// registers the access the slow but always correct way.
+
+#if defined(__linux__)
+// A location in thread-local storage as `__tls_get_addr` takes it: a module's block, an offset.
+typedef struct {
+    unsigned long module;
+    unsigned long offset;
+} activeobjects_tls_location;
+
+// glibc's (and musl's) resolver of a thread-local address; the argument is their `tls_index`.
+extern void *__tls_get_addr(activeobjects_tls_location *location);
+
+// The pointer's location: module 0 while it is not located. The offset is stored first, then
+// the module (release), so a reader that sees the module sees the offset.
+extern unsigned long activeobjects_observation_tls_module;
+extern unsigned long activeobjects_observation_tls_offset;
+#elif defined(__APPLE__)
+#include <pthread.h>
+// The pointer's thread-specific-data key; -1 while it is not located.
+extern long activeobjects_observation_tsd_key;
+#endif
+
+/// 1 when this thread may be inside an observation-tracking scope; 0 when it certainly is not.
+static inline int activeobjects_observation_may_be_tracking(void) {
+#if defined(__linux__)
+    unsigned long module = __atomic_load_n(&activeobjects_observation_tls_module, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(module == 0, 0)) return 1;
+    activeobjects_tls_location location = {
+        module, __atomic_load_n(&activeobjects_observation_tls_offset, __ATOMIC_RELAXED)
+    };
+    return *(void *const *)__tls_get_addr(&location) != 0;
+#elif defined(__APPLE__)
+    long key = __atomic_load_n(&activeobjects_observation_tsd_key, __ATOMIC_ACQUIRE);
+    if (__builtin_expect(key < 0, 0)) return 1;
+    return pthread_getspecific((pthread_key_t)key) != 0;
+#else
+    return 1;
+#endif
+}
+
+// The calibration's view of the candidate locations, on the calling thread (it runs once per
+// process, on a thread of its own). `prepare` lists them (Linux: every word of every
+// thread-local block the thread has; Apple: the keys reserved for the Swift runtime) and
+// returns how many there are; `read` gives a candidate's value on this thread; `publish` makes
+// a candidate the location `activeobjects_observation_may_be_tracking` reads.
+long activeobjects_observation_candidates_prepare(void);
+unsigned long activeobjects_observation_candidate_read(long candidate);
+void activeobjects_observation_candidate_publish(long candidate);
+// 1 when the address `activeobjects_observation_may_be_tracking` would read for `candidate` is
+// the one `read` reads on this thread.
+int activeobjects_observation_candidate_verify(long candidate);
+// The highest address of the calling thread's stack (0 when unknown): a pointer into the
+// stack frames above the caller lies between the caller's locals and it.
+unsigned long activeobjects_current_stack_top(void);
+
 #endif

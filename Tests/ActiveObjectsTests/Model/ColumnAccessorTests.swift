@@ -164,51 +164,55 @@ struct AccessorStamp: Codable, Equatable {
 
     // MARK: Change tracking
 
-    func state(_ object: Sample, _ property: String) throws -> ColumnState {
-        let accessor = try accessor(property)
-        return object.withUnsafeObjectPointer { accessor.state(in: $0) }
+    /// The value the object remembers for `property` from before its first assignment.
+    func original(_ object: Sample, _ property: String) throws -> Any? {
+        object.edits?.original(atOffset: try accessor(property).valueOffset)
     }
 
     func isChanged(_ object: Sample, _ property: String) throws -> Bool {
         let accessor = try accessor(property)
         let current = try encode(object, property)
-        return object.withUnsafeObjectPointer { accessor.isChanged(in: $0, current: current, context: context) }
+        return object.withUnsafeObjectPointer {
+            accessor.isChanged(in: $0, edits: object.edits, current: current, context: context)
+        }
     }
 
-    /// An object as if loaded: every wrapper `.clean`.
+    /// An object as if loaded: holding what a row holds, nothing edited.
     func loadedObject() -> Sample {
         let object = Sample()
-        object.withUnsafeObjectPointer { base in
-            for accessor in schema.accessors { accessor.setState(.clean, in: base) }
-        }
+        object.markLoaded(rowID: 1, state: .persisted)
         return object
     }
 
     @Test func aNewObjectTracksNothing() throws {
         let object = Sample()
         object.string = "changed"
-        guard case .fresh = try state(object, "string") else {
-            Issue.record("a new object's wrapper left .fresh")
-            return
-        }
+        #expect(object.edits == nil, "a new object keeps no value before")
+        #expect(object.assignmentBookkeeping == 0)
         #expect(try !isChanged(object, "string"))
     }
 
     @Test func aLoadedObjectRemembersTheValueBeforeItsFirstAssignment() throws {
         let object = loadedObject()
+        #expect(object.edits == nil, "a loaded object keeps nothing until it is edited")
         #expect(try !isChanged(object, "string"))
         object.string = "five"
-        guard case .changed(let original) = try state(object, "string") else {
-            Issue.record("the assignment was not tracked")
-            return
-        }
-        #expect(original.value as? String == "four")
+        #expect(try original(object, "string") as? String == "four")
         #expect(try isChanged(object, "string"))
         object.string = "six"
-        guard case .changed(let stillOriginal) = try state(object, "string") else { return }
-        #expect(stillOriginal.value as? String == "four", "only the first assignment is remembered")
+        #expect(try original(object, "string") as? String == "four", "only the first assignment is remembered")
         object.string = "four"
         #expect(try !isChanged(object, "string"), "back to the original value: no change")
+        #expect(try !isChanged(object, "int"))
+        #expect(try original(object, "int") == nil)
+    }
+
+    @Test func loadingAgainForgetsTheEdits() throws {
+        let object = loadedObject()
+        object.int = 7
+        #expect(try isChanged(object, "int"))
+        object.markLoaded(rowID: 1, state: .persisted)
+        #expect(object.edits == nil)
         #expect(try !isChanged(object, "int"))
     }
 
@@ -225,11 +229,12 @@ struct AccessorStamp: Codable, Equatable {
     @Test func assignThroughTheAccessorTracksLikeAnAssignment() throws {
         let object = loadedObject()
         let accessor = try accessor("int")
-        #expect(object.withUnsafeObjectPointer { accessor.assign(.integer(9), into: $0, context: context) })
+        #expect(accessor.assign(.integer(9), to: object, context: context))
         #expect(object.int == 9)
         #expect(try isChanged(object, "int"))
-        guard case .changed(let original) = try state(object, "int") else { return }
-        #expect(original.value as? Int == 1)
+        #expect(try original(object, "int") as? Int == 1)
+        #expect(!accessor.assign(.text("nine"), to: object, context: context), "a value that does not fit")
+        #expect(object.int == 9, "…stores nothing")
     }
 
     @Test func encodeOriginalRefusesAValueOfAnotherType() throws {

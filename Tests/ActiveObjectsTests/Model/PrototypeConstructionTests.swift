@@ -3,8 +3,8 @@ import Testing
 @testable import ActiveObjects
 import CActiveObjectsSupport
 
-/// The flag that gives a class's prototype — and only it — its column declarations, and the
-/// record of what the wrapper initializers created.
+/// The flag that tells the wrapper initializers they initialize a class's prototype, and the
+/// record of what they declare while it is created.
 @Suite struct PrototypeConstructionTests {
     final class Host: ModelTestRecord {
         @Column var name = ""
@@ -16,44 +16,47 @@ import CActiveObjectsSupport
         @Column var label = ""
     }
 
-    /// Whether every column wrapper of `object` is in the `.fresh` state of a new object.
-    func isFresh(_ object: ActiveObject) throws -> Bool {
-        let schema = try ModelSchema.of(type(of: object))
-        return object.withUnsafeObjectPointer { base in
-            schema.accessors.allSatisfy { accessor in
-                if case .fresh = accessor.state(in: base) { return true }
-                return false
-            }
-        }
+    /// The declarations among `events`.
+    func declarations(_ events: [PrototypeEvent]) -> [ColumnDeclaration] {
+        events.compactMap { if case .declaration(let declaration) = $0 { declaration } else { nil } }
     }
 
-    /// The descriptor of each column wrapper of `object` (nil for an ordinary object's).
-    func descriptors(_ object: ActiveObject) throws -> [ColumnDescriptor?] {
-        let schema = try ModelSchema.of(type(of: object))
-        return object.withUnsafeObjectPointer { base in schema.accessors.map { $0.state(in: base).descriptor } }
+    /// The objects among `events`.
+    func objects(_ events: [PrototypeEvent]) -> [ActiveObject] {
+        events.compactMap { if case .object(let object) = $0 { object } else { nil } }
     }
 
-    @Test func ordinaryObjectsGetFreshWrappersWithoutDeclarations() throws {
+    @Test func ordinaryObjectsRecordNothing() throws {
         #expect(!PrototypeConstruction.isActive)
         let host = Host()
-        #expect(try isFresh(host))
-        #expect(try descriptors(host).allSatisfy { $0 == nil })
+        #expect(host.edits == nil && host.assignmentBookkeeping == 0)
+        #expect(MemoryLayout<Column<Int>>.size == MemoryLayout<Int>.size, "a wrapper is its value")
+        #expect(MemoryLayout<JSONColumn<[String]>>.size == MemoryLayout<[String]>.size)
     }
 
-    @Test func thePrototypeRecordsEachDeclarationOnceInCreationOrder() throws {
-        let (prototype, recorded) = PrototypeConstruction.withSchemaBuild(of: Host.self) { build in
+    @Test func thePrototypeRecordsEachDeclarationOnceThenItself() throws {
+        let (prototype, events) = PrototypeConstruction.withSchemaBuild(of: Host.self) { build in
             build.makePrototype {
                 #expect(PrototypeConstruction.isActive)
                 return Host()
             }
         }
         #expect(!PrototypeConstruction.isActive)
+        let recorded = declarations(events)
         #expect(recorded.count == 3)
-        let held = try descriptors(prototype)
-        #expect(held.count == 3)
-        #expect(zip(held, recorded).allSatisfy { $0 === $1 })
+        #expect(events.count == 4)
+        guard case .object(let last)? = events.last else {
+            Issue.record("the prototype's completion is not the last event")
+            return
+        }
+        #expect(last === prototype)
         #expect(recorded[1].options.name == "explicit_age")
         #expect(recorded[1].options.indexed)
+        #expect(recorded.map { "\($0.wrapperType)" } == ["Column<String>", "Column<Int>", "JSONColumn<Array<String>>"])
+        // The place of each declaration, in declaration order.
+        #expect(recorded.allSatisfy { $0.place.file.hasSuffix("PrototypeConstructionTests.swift") })
+        #expect(recorded.map(\.place.line) == recorded.map(\.place.line).sorted())
+        #expect(Set(recorded.map(\.place.line)).count == 3)
     }
 
     @Test func theFlagIsOffOutsideThePrototypesInitAndOnOtherThreads() throws {
@@ -64,44 +67,42 @@ import CActiveObjectsSupport
                 let otherThread = Locked<Bool?>(nil)
                 let done = DispatchSemaphore(value: 0)
                 Thread.detachNewThread {
-                    otherThread.withLock { $0 = (try? self.isFresh(Guest())) ?? false }
+                    _ = Guest()
+                    otherThread.withLock { $0 = PrototypeConstruction.isActive }
                     done.signal()
                 }
                 #expect(done.wait(timeout: .now() + 10) == .success)
-                #expect(otherThread.current == true)
+                #expect(otherThread.current == false)
                 return Host()
             }
             #expect(!PrototypeConstruction.isActive)
         }
     }
 
-    @Test func objectsTheLibraryCreatesDuringAPrototypesInitAreOrdinary() throws {
+    @Test func objectsTheLibraryCreatesDuringAPrototypesInitAreNotRecorded() throws {
         let guestSchema = try ModelSchema.of(Guest.self)
-        let (_, recorded) = PrototypeConstruction.withSchemaBuild(of: Host.self) { build in
+        let (_, events) = PrototypeConstruction.withSchemaBuild(of: Host.self) { build in
             build.makePrototype {
-                let created = guestSchema.newObject()
-                #expect(try! isFresh(created))
+                _ = guestSchema.newObject()
                 #expect(PrototypeConstruction.isActive, "the suspension ends with the creation")
                 return Host()
             }
         }
-        #expect(recorded.count == 3, "nothing recorded for the library's object")
+        #expect(declarations(events).count == 3, "nothing recorded for the library's object")
+        #expect(objects(events).count == 1)
     }
 
-    @Test func objectsUserCodeCreatesDuringAPrototypesInitAreRecordedButNotThePrototypes() throws {
+    @Test func objectsUserCodeCreatesDuringAPrototypesInitClaimTheirOwnDeclarations() throws {
         try PrototypeConstruction.withSchemaBuild(of: Host.self) { build in
-            let (prototype, recorded) = build.makePrototype {
-                _ = Guest()                      // user code in an init(): still recorded…
+            let (prototype, events) = build.makePrototype {
+                _ = Guest()                      // user code in an init(): recorded too
                 return Host()
             }
-            #expect(recorded.count == 4)
-            // …but not stored in the prototype: stored in the other object the build kept.
-            #expect(PrototypeColumnCheck.locate(recorded, in: prototype).count == 3)
-            #expect(build.others.count == 1)
-            #expect(PrototypeColumnCheck.locate(recorded, in: build.others[0]).count == 1)
+            #expect(declarations(events).count == 4)
+            #expect(objects(events).count == 2)
             let discovery = try ColumnDiscovery(prototype: prototype)
-            try PrototypeColumnCheck.verify(prototype: prototype, recorded: recorded, others: build.others,
-                                            discovery: discovery)
+            let options = try ColumnDeclarations.options(prototype: prototype, events: events, discovery: discovery)
+            #expect(options.map(\.name) == [nil, "explicit_age", nil])
         }
     }
 
@@ -109,35 +110,33 @@ import CActiveObjectsSupport
         weak var dropped: Guest?
         weak var prototypeSeen: Host?
         PrototypeConstruction.withSchemaBuild(of: Host.self) { build in
-            _ = Guest()                          // before the prototype's init(): not kept
-            #expect(build.others.isEmpty)
-            let (prototype, _) = build.makePrototype {
+            _ = Guest()                          // before the prototype's init(): not recorded
+            let (prototype, events) = build.makePrototype {
                 let guest = Guest()
                 dropped = guest
                 return Host()
             }
             prototypeSeen = prototype as? Host
-            _ = Guest()                          // after it: not kept
+            _ = Guest()                          // after it: not recorded
             #expect(dropped != nil, "kept by the build")
-            #expect(build.others.count == 1 && build.others[0] === dropped)
-            #expect(!build.others.contains { $0 === prototype }, "the prototype is not among the others")
+            #expect(objects(events).count == 2 && objects(events)[0] === dropped)
         }
         #expect(dropped == nil, "released when the build ends")
         #expect(prototypeSeen == nil)
     }
 
-    @Test func objectsTheLibraryCreatesAndNestedPrototypesAreNotKeptAsOthers() throws {
+    @Test func objectsTheLibraryCreatesAndNestedPrototypesAreNotRecorded() throws {
         let guestSchema = try ModelSchema.of(Guest.self)
         PrototypeConstruction.withSchemaBuild(of: Host.self) { build in
-            _ = build.makePrototype {
+            let (_, events) = build.makePrototype {
                 _ = guestSchema.newObject()      // the library's, under a suspension
                 PrototypeConstruction.withSchemaBuild(of: Guest.self) { nested in
-                    _ = nested.makePrototype { Guest() }
-                    #expect(nested.others.isEmpty)
+                    let (_, inner) = nested.makePrototype { Guest() }
+                    #expect(objects(inner).count == 1)
                 }
                 return Host()
             }
-            #expect(build.others.isEmpty)
+            #expect(objects(events).count == 1)
         }
     }
 
@@ -151,7 +150,7 @@ import CActiveObjectsSupport
     }
 
     @Test func aNestedBuildRecordsForItsOwnClassOnly() throws {
-        let (_, outer) = PrototypeConstruction.withSchemaBuild(of: Host.self) { build in
+        let (_, outerEvents) = PrototypeConstruction.withSchemaBuild(of: Host.self) { build in
             build.makePrototype {
                 let (_, inner) = PrototypeConstruction.withSchemaBuild(of: Guest.self) { nested in
                     #expect(!PrototypeConstruction.isActive)
@@ -159,12 +158,12 @@ import CActiveObjectsSupport
                     #expect(PrototypeConstruction.isBuilding(Guest.self))
                     return nested.makePrototype { Guest() }
                 }
-                #expect(inner.count == 1)
+                #expect(declarations(inner).count == 1)
                 #expect(PrototypeConstruction.isActive, "back to recording the outer prototype")
                 return Host()
             }
         }
-        #expect(outer.count == 3)
+        #expect(declarations(outerEvents).count == 3)
         #expect(!PrototypeConstruction.isBuilding(Host.self))
     }
 
@@ -194,14 +193,15 @@ import CActiveObjectsSupport
             let guest = Guest()
             guest.label = "g"
             try guest.save()
-            let (_, recorded) = PrototypeConstruction.withSchemaBuild(of: Host.self) { build in
+            let (_, events) = PrototypeConstruction.withSchemaBuild(of: Host.self) { build in
                 build.makePrototype {
                     let loaded = try! Guest.findAll()
                     #expect(loaded.map(\.label) == ["g"])
                     return Host()
                 }
             }
-            #expect(recorded.count == 3)
+            #expect(declarations(events).count == 3)
+            #expect(objects(events).count == 1)
         }
     }
 }

@@ -1,0 +1,45 @@
+/// Change tracking, per object: the values the `@Column` properties assigned since the last
+/// load or save had before their first such assignment.
+///
+/// An object that holds what its row holds (loaded, or saved) keeps one of these from its first
+/// assignment on (``ActiveObject/edits``); a new object, or an object nobody edited, has none,
+/// so a fetched object carries no bookkeeping at all. A property counts as changed when its
+/// value now encodes differently from the value kept here: assigning an equal value, or
+/// assigning the old value back, is no change.
+///
+/// Properties are identified by their byte offset in the object (what the setter knows, and
+/// what the schema's accessors hold).
+final class ObjectEdits {
+    /// The value before, by property offset.
+    private(set) var originals: [Int: Any] = [:]
+
+    init() {}
+
+    /// A copy, for a rollback snapshot.
+    init(copying other: ObjectEdits) { originals = other.originals }
+
+    /// The value the property at `offset` had before its first assignment, or nil when it was
+    /// not assigned.
+    func original(atOffset offset: Int) -> Any? { originals[offset] }
+
+    /// Remembers `value` as the value before, unless the property already has one.
+    func noteFirstAssignment(atOffset offset: Int, before value: @autoclosure () -> Any) {
+        if originals[offset] == nil { originals[offset] = value() }
+    }
+
+    /// Sets the value before of the property at `offset` (async writes: the value written).
+    func setOriginal(_ value: Any, atOffset offset: Int) { originals[offset] = value }
+
+    var isEmpty: Bool { originals.isEmpty }
+}
+
+/// The bits of ``ActiveObject/assignmentBookkeeping``.
+@usableFromInline
+enum AssignmentBookkeeping {
+    /// The object holds what a row holds: the first assignment of a property remembers the
+    /// value before (``ObjectEdits``).
+    static let tracksEdits: UInt8 = 1 << 0
+    /// The object has observers (an observation registrar): an assignment of a different value
+    /// notifies them.
+    static let observed: UInt8 = 1 << 1
+}
