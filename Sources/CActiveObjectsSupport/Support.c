@@ -13,8 +13,28 @@ long activeobjects_prototypes_in_progress = 0;
 
 #if defined(__linux__)
 
-unsigned long activeobjects_observation_tls_module = 0;
-unsigned long activeobjects_observation_tls_offset = 0;
+// Where the tracking pointer is, once located: the module and offset `__tls_get_addr` takes
+// (module 0: not located); and its distance from the thread pointer when that is the same on
+// every thread (see the header).
+static unsigned long observation_tls_module = 0;
+static unsigned long observation_tls_offset = 0;
+long activeobjects_observation_tp_offset = 0;
+
+int activeobjects_observation_may_be_tracking_slowly(void) {
+    unsigned long module = __atomic_load_n(&observation_tls_module, __ATOMIC_ACQUIRE);
+    if (module == 0) return 1;
+    activeobjects_tls_location location = { module, __atomic_load_n(&observation_tls_offset, __ATOMIC_RELAXED) };
+    return *(void *const *)__tls_get_addr(&location) != 0;
+}
+
+// The distance of `location` from the thread pointer, on the calling thread.
+static long distance_from_thread_pointer(activeobjects_tls_location *location) {
+    return (long)((char *)__tls_get_addr(location) - activeobjects_thread_pointer());
+}
+
+static void *measure_distance(void *location) {
+    return (void *)distance_from_thread_pointer((activeobjects_tls_location *)location);
+}
 
 // The thread-local blocks of the calibrating thread: one entry per module that has one. Only
 // the calibration (one thread, once per process) touches these.
@@ -73,8 +93,21 @@ void activeobjects_observation_candidate_publish(long candidate) {
     long block;
     unsigned long word;
     if (!find_candidate(candidate, &block, &word)) return;
-    __atomic_store_n(&activeobjects_observation_tls_offset, word * sizeof(void *), __ATOMIC_RELAXED);
-    __atomic_store_n(&activeobjects_observation_tls_module, tls_blocks[block].module, __ATOMIC_RELEASE);
+    activeobjects_tls_location location = { tls_blocks[block].module, word * sizeof(void *) };
+    __atomic_store_n(&observation_tls_offset, location.offset, __ATOMIC_RELAXED);
+    __atomic_store_n(&observation_tls_module, location.module, __ATOMIC_RELEASE);
+    // A static block lies at the same distance from the thread pointer on every thread: check
+    // on this thread and on a new one (a block allocated per thread would differ), then use
+    // the distance.
+    if (activeobjects_thread_pointer() == 0) return;
+    long here = distance_from_thread_pointer(&location);
+    pthread_t thread;
+    void *there = 0;
+    if (pthread_create(&thread, 0, measure_distance, &location) != 0) return;
+    if (pthread_join(thread, &there) != 0) return;
+    if (here != 0 && (long)there == here) {
+        __atomic_store_n(&activeobjects_observation_tp_offset, here, __ATOMIC_RELAXED);
+    }
 }
 
 int activeobjects_observation_candidate_verify(long candidate) {

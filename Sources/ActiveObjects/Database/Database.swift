@@ -72,6 +72,9 @@ public final class Database: @unchecked Sendable {
         }
         self.path = path
         self.options = options
+        // Models read from this database will be observable: learn, in the background, how
+        // to tell an unobserved read in a few instructions (once per process).
+        TrackingProbe.locateIfNeeded()
         // Every connection that sees the schema change — its own DDL (raw or not), a rollback
         // of one, or SQLite re-compiling a statement after another connection's or process's
         // DDL — makes the database look at table layouts again (a table recreated WITHOUT ROWID…).

@@ -99,9 +99,7 @@ extension ActiveObject {
                 holder.withUnsafeObjectPointer { scratchBase in
                     let original = accessor.load(written[slot], into: scratchBase, context: context)
                         ? accessor.value(from: scratchBase) : accessor.value(from: base)
-                    let edits = self.edits ?? ObjectEdits()
-                    self.edits = edits
-                    edits.setOriginal(original, atOffset: accessor.valueOffset)
+                    setOriginal(original, atOffset: accessor.valueOffset)
                 }
             }
         }

@@ -65,12 +65,46 @@ nonisolated open class ActiveObject: CustomStringConvertible, Identifiable {
     /// every setter (inlined into the model's module): 0 for a new, unobserved object (a plain
     /// store); otherwise the bits of ``AssignmentBookkeeping``.
     @usableFromInline @exclusivity(unchecked) final var assignmentBookkeeping: UInt8 = 0
+    /// What only some objects need — relations loaded by `including`, the values before
+    /// edits, an observation registrar — in one box allocated on first need: a fetched object
+    /// nobody edits or observes carries one nil pointer for all of it.
+    @exclusivity(unchecked) private var extras: ObjectExtras?
+
+    /// The box of ``extras``, created on first use.
+    private var extrasForWriting: ObjectExtras {
+        if let extras { return extras }
+        let created = ObjectExtras()
+        extras = created
+        return created
+    }
+
     /// The values the properties assigned since the last load or save had before (change
     /// tracking, per object: nil until the first assignment).
-    @exclusivity(unchecked) final var edits: ObjectEdits?
+    final var edits: ObjectEdits? {
+        get { extras?.edits }
+        set { if newValue != nil || extras != nil { extrasForWriting.edits = newValue } }
+    }
+
+    /// Remembers `value` as the value before of the property at `offset`, unless it has one.
+    final func noteFirstAssignment(atOffset offset: Int, before value: @autoclosure () -> Any) {
+        let box = extrasForWriting
+        if box.edits == nil { box.edits = ObjectEdits() }
+        box.edits!.noteFirstAssignment(atOffset: offset, before: value())
+    }
+
+    /// Sets the value before of the property at `offset` (async writes: the value written).
+    final func setOriginal(_ value: Any, atOffset offset: Int) {
+        let box = extrasForWriting
+        if box.edits == nil { box.edits = ObjectEdits() }
+        box.edits!.setOriginal(value, atOffset: offset)
+    }
+
     /// The object's observation registrar, created by the first read inside an
     /// observation-tracking scope (nil for objects nobody observed).
-    @exclusivity(unchecked) final var observationRegistrar: ObservationRegistrar?
+    final var observationRegistrar: ObservationRegistrar? {
+        get { extras?.registrar }
+        set { if newValue != nil || extras != nil { extrasForWriting.registrar = newValue } }
+    }
 
     /// The value of ``id`` (settled first: an insert rolled back since leaves nil).
     final var rowID: Int64? {
@@ -100,7 +134,7 @@ nonisolated open class ActiveObject: CustomStringConvertible, Identifiable {
         rowIDStorage = rowID
         persistedRowIDStorage = rowID
         recordStateStorage = state
-        if edits != nil { edits = nil }
+        if let extras, extras.edits != nil { extras.edits = nil }
         assignmentBookkeeping |= AssignmentBookkeeping.tracksEdits
     }
 
@@ -141,7 +175,10 @@ nonisolated open class ActiveObject: CustomStringConvertible, Identifiable {
     }
 
     /// Related objects loaded by `including(_:)`, keyed by relation.
-    @exclusivity(unchecked) var preloadedRelations: [PreloadKey: Any]?
+    final var preloadedRelations: [PreloadKey: Any]? {
+        get { extras?.preloadedRelations }
+        set { if newValue != nil || extras != nil { extrasForWriting.preloadedRelations = newValue } }
+    }
 
     /// Creates an object with every property at its declared default. Subclasses whose
     /// properties all have defaults need no initializer.

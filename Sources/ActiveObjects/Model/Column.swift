@@ -123,7 +123,9 @@ public struct Column<Value: ColumnValue> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
-        get {
+        // Always inlined: the key paths are then literals the optimizer turns into direct
+        // accesses to the stored property (a call would project them at run time).
+        @inline(__always) get {
             if TrackingProbe.mayBeTracking {
                 // The address ends its access at once: no access spans a call, so the optimizer
                 // keeps proving that accesses to the property never overlap.
@@ -131,7 +133,7 @@ public struct Column<Value: ColumnValue> {
             }
             return object[keyPath: storageKeyPath].value
         }
-        set {
+        @inline(__always) set {
             if object.assignmentBookkeeping == 0 {
                 object[keyPath: storageKeyPath].value = newValue
             } else {
@@ -155,8 +157,10 @@ public struct Column<Value: ColumnValue> {
         projected projectedKeyPath: KeyPath<Object, ColumnReference<Value>>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> ColumnReference<Value> {
-        ColumnReference(offset: withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath]) { Int(bitPattern: $0) }
-                            - Int(bitPattern: Unmanaged.passUnretained(object).toOpaque()))
+        @inline(__always) get {
+            ColumnReference(offset: withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath]) { Int(bitPattern: $0) }
+                                - Int(bitPattern: Unmanaged.passUnretained(object).toOpaque()))
+        }
     }
 }
 

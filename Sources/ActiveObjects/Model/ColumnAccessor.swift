@@ -123,9 +123,7 @@ class ColumnAccessor {
     final func assign(_ value: DatabaseValue, to object: ActiveObject, context: ValueContext) -> Bool {
         object.withUnsafeObjectPointer { base in
             if object.assignmentBookkeeping & AssignmentBookkeeping.tracksEdits != 0 {
-                let edits = object.edits ?? ObjectEdits()
-                object.edits = edits
-                edits.noteFirstAssignment(atOffset: valueOffset, before: self.value(from: base))
+                object.noteFirstAssignment(atOffset: valueOffset, before: self.value(from: base))
             }
             let differs = (try? encode(from: base, context: context)).map { !DatabaseValue.sameStoredValue($0, value) } ?? true
             var stored = false

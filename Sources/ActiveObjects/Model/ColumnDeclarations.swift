@@ -85,11 +85,9 @@ enum ColumnDeclarations {
     /// The error for `count` declarations no object claimed.
     private static func unseen(_ count: Int, prototype: ActiveObject, discovery: ColumnDiscovery,
                                model: String) -> ActiveObjectError {
-        // Stored properties the runtime does not describe: the module has no reflection metadata.
-        let type = Swift.type(of: prototype)
-        let describedEnd = discovery.fields.map { $0.offset + $0.size }.max() ?? 0
-        let alignment = MemoryLayout<UnsafeRawPointer>.alignment
-        if instanceSize(of: type) > (describedEnd + alignment - 1) / alignment * alignment {
+        // Stored properties the runtime does not describe (bytes of the instance no described
+        // field covers, beyond alignment padding): a module without reflection metadata.
+        if hasUndescribedStorage(Swift.type(of: prototype), fields: discovery.fields) {
             return missingReflectionMetadata(model: model, created: count + discovery.columns.count,
                                              described: discovery.columns.count)
         }
@@ -100,6 +98,18 @@ enum ColumnDeclarations {
             return nestedColumn(in: property, model: model)
         }
         return unseenColumns(count: count, model: model)
+    }
+
+    /// Whether some bytes of an instance of `type`, past the object header, belong to no field
+    /// the runtime describes (a gap wider than any alignment padding).
+    static func hasUndescribedStorage(_ type: AnyClass, fields: [StoredField]) -> Bool {
+        let header = 2 * MemoryLayout<UnsafeRawPointer>.size
+        var covered = header
+        for field in fields.sorted(by: { $0.offset < $1.offset }) {
+            if field.offset - covered >= MemoryLayout<UnsafeRawPointer>.size { return true }
+            covered = max(covered, field.offset + field.size)
+        }
+        return instanceSize(of: type) - covered >= MemoryLayout<UnsafeRawPointer>.size
     }
 
     /// The name of the first stored property of `prototype`, its superclasses' included, that

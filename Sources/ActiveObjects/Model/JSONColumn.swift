@@ -45,13 +45,15 @@ public struct JSONColumn<Value: Codable> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> Value {
-        get {
+        // Always inlined: the key paths are then literals the optimizer turns into direct
+        // accesses to the stored property (a call would project them at run time).
+        @inline(__always) get {
             if TrackingProbe.mayBeTracking {
                 object.observeRead(at: withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath]) { Int(bitPattern: $0) })
             }
             return object[keyPath: storageKeyPath].value
         }
-        set {
+        @inline(__always) set {
             if object.assignmentBookkeeping == 0 {
                 object[keyPath: storageKeyPath].value = newValue
             } else {
@@ -75,8 +77,10 @@ public struct JSONColumn<Value: Codable> {
         projected projectedKeyPath: KeyPath<Object, ColumnReference<Value>>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Self>
     ) -> ColumnReference<Value> {
-        ColumnReference(offset: withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath]) { Int(bitPattern: $0) }
-                            - Int(bitPattern: Unmanaged.passUnretained(object).toOpaque()))
+        @inline(__always) get {
+            ColumnReference(offset: withUnsafeMutablePointer(to: &object[keyPath: storageKeyPath]) { Int(bitPattern: $0) }
+                                - Int(bitPattern: Unmanaged.passUnretained(object).toOpaque()))
+        }
     }
 }
 

@@ -24,7 +24,9 @@ struct SchemaColumn {
 final class ModelSchema: @unchecked Sendable {
     // Safety of @unchecked Sendable: every stored property is immutable after `init` (the
     // `ModelSQL`s guard their own cache). The prototype object is never mutated after `init`
-    // (only read, to evaluate `\.$column` key paths).
+    // (only read, to evaluate `\.$column` key paths, under `prototypeLock`: a `$name` getter
+    // takes the property's address, a formal modify access that must not overlap another
+    // thread's).
 
     let modelType: ActiveObject.Type
     let modelName: String
@@ -44,6 +46,8 @@ final class ModelSchema: @unchecked Sendable {
     /// A default-initialized instance: the columns' defaults, and what `\.$name` key paths
     /// are evaluated on.
     let prototype: ActiveObject
+    /// Serializes key-path evaluations on `prototype` (see ``valueOnPrototype(at:)``).
+    private let prototypeLock = NSRecursiveLock()
     /// Slot for each property name and column name; `-1` for `id`.
     private let slotByKey: [String: Int]
     /// Slot for each column property's byte offset in the object (what `\.$name` gives).
@@ -237,7 +241,7 @@ final class ModelSchema: @unchecked Sendable {
     /// The slot a `\.$column` key path designates, read from the prototype (`-1` for `\.$id`).
     /// - Throws: ``ActiveObjectError/invalidArgument(_:)`` when it designates no column.
     func slot(for keyPath: AnyKeyPath) throws -> Int {
-        guard let reference = prototype[keyPath: keyPath] as? any ColumnPositionCarrier else {
+        guard let reference = valueOnPrototype(at: keyPath) as? any ColumnPositionCarrier else {
             throw ActiveObjectError.invalidArgument("\(keyPath) does not designate a column of \(modelName)")
         }
         if reference.position == ColumnReference<Int64?>.primaryKeyPosition {
@@ -251,6 +255,13 @@ final class ModelSchema: @unchecked Sendable {
             throw ActiveObjectError.invalidArgument("\(keyPath) does not designate a column of \(modelName)")
         }
         return slot
+    }
+
+    /// What `keyPath` gives on the prototype: a `\.$column` reference or a relation. One
+    /// thread at a time, since a `$name` getter takes its property's address (recursive, for a
+    /// relation property whose body evaluates another key path).
+    func valueOnPrototype(at keyPath: AnyKeyPath) -> Any? {
+        prototypeLock.withLock { prototype[keyPath: keyPath] }
     }
 
     /// The slot of a column key path that must be a declared `@Column` (not `\.$id`).

@@ -1,3 +1,5 @@
+import Observation
+
 /// Change tracking, per object: the values the `@Column` properties assigned since the last
 /// load or save had before their first such assignment.
 ///
@@ -9,28 +11,30 @@
 ///
 /// Properties are identified by their byte offset in the object (what the setter knows, and
 /// what the schema's accessors hold).
-final class ObjectEdits {
+struct ObjectEdits {
     /// The value before, by property offset.
     private(set) var originals: [Int: Any] = [:]
-
-    init() {}
-
-    /// A copy, for a rollback snapshot.
-    init(copying other: ObjectEdits) { originals = other.originals }
 
     /// The value the property at `offset` had before its first assignment, or nil when it was
     /// not assigned.
     func original(atOffset offset: Int) -> Any? { originals[offset] }
 
     /// Remembers `value` as the value before, unless the property already has one.
-    func noteFirstAssignment(atOffset offset: Int, before value: @autoclosure () -> Any) {
+    mutating func noteFirstAssignment(atOffset offset: Int, before value: @autoclosure () -> Any) {
         if originals[offset] == nil { originals[offset] = value() }
     }
 
     /// Sets the value before of the property at `offset` (async writes: the value written).
-    func setOriginal(_ value: Any, atOffset offset: Int) { originals[offset] = value }
+    mutating func setOriginal(_ value: Any, atOffset offset: Int) { originals[offset] = value }
 
     var isEmpty: Bool { originals.isEmpty }
+}
+
+/// What only some objects need, boxed (see ``ActiveObject/extras``).
+final class ObjectExtras {
+    @exclusivity(unchecked) var preloadedRelations: [PreloadKey: Any]?
+    @exclusivity(unchecked) var edits: ObjectEdits?
+    @exclusivity(unchecked) var registrar: ObservationRegistrar?
 }
 
 /// The bits of ``ActiveObject/assignmentBookkeeping``.

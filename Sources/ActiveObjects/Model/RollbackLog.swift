@@ -161,7 +161,7 @@ extension ActiveObject {
         let holdsRow = recordState == .persisted
         var snapshot = RollbackLog.Snapshot(id: rowID, state: recordState, persistedRowID: persistedRowID,
                                             relations: preloadedRelations,
-                                            edits: holdsRow ? edits.map(ObjectEdits.init(copying:)) : nil,
+                                            edits: holdsRow ? edits : nil,
                                             bookkeeping: assignmentBookkeeping)
         if let slot = schema.autoNumberedKeySlot, withUnsafeObjectPointer({ schema.accessors[slot].isNull(in: $0) }) {
             snapshot.nilAutoNumberedKeySlot = slot

@@ -29,19 +29,20 @@ extension ActiveObject {
     /// cannot tell).
     @usableFromInline @inline(never)
     final func observeRead(at address: Int) {
+        guard TrackingProbe.isTrackingAfterSettling else { return }
         let offset = address - Int(bitPattern: Unmanaged.passUnretained(self).toOpaque())
         registrarForReads().access(self, keyPath: ObservedProperty.atOffset(offset))
     }
 
     /// Registers a read of `id`.
     final func observeReadOfID() {
+        guard TrackingProbe.isTrackingAfterSettling else { return }
         registrarForReads().access(self, keyPath: ObservedProperty.id)
     }
 
     /// The object's registrar, created on first use; marks the object as observed, so that its
     /// setters notify.
     private func registrarForReads() -> ObservationRegistrar {
-        TrackingProbe.locateIfNeeded()
         if let registrar = observationRegistrar { return registrar }
         let registrar = ObservationRegistrar()
         observationRegistrar = registrar
@@ -154,9 +155,7 @@ enum ColumnAssignment {
         let offset = address - Int(bitPattern: Unmanaged.passUnretained(object).toOpaque())
         let bookkeeping = object.assignmentBookkeeping
         if bookkeeping & AssignmentBookkeeping.tracksEdits != 0 {
-            let edits = object.edits ?? ObjectEdits()
-            object.edits = edits
-            edits.noteFirstAssignment(atOffset: offset, before: pointer.pointee)
+            object.noteFirstAssignment(atOffset: offset, before: pointer.pointee)
         }
         if bookkeeping & AssignmentBookkeeping.observed != 0, let registrar = object.observationRegistrar,
            differs(pointer.pointee) {

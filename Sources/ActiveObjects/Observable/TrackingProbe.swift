@@ -34,6 +34,14 @@ enum TrackingProbe {
     @inlinable
     static var mayBeTracking: Bool { activeobjects_observation_may_be_tracking() != 0 }
 
+    /// The slow path's answer, after ``mayBeTracking`` said "maybe": lets a search in progress
+    /// finish first (see ``settleIfSearching(timeout:)``), then asks again; true when the read
+    /// must be registered.
+    static var isTrackingAfterSettling: Bool {
+        settleIfSearching()
+        return mayBeTracking
+    }
+
     /// Where the probe stands.
     enum State: Int {
         /// Not looked for yet.
@@ -51,25 +59,47 @@ enum TrackingProbe {
     /// Where the probe stands now.
     static var state: State { State(rawValue: stateWord.value) ?? .unavailable }
 
-    /// Starts looking for the location, once per process, on a background thread (the read
-    /// that asks is registered meanwhile: see ``mayBeTracking``).
+    /// Whether the located pointer is read at a fixed distance from the thread pointer (two
+    /// instructions) rather than through the thread-local-storage resolver (Linux).
+    static var readsAtAFixedDistance: Bool {
+        #if os(Linux)
+        return activeobjects_observation_reads_at_fixed_distance() != 0
+        #else
+        return state == .located
+        #endif
+    }
+
+    /// Signalled when the search ends.
+    private static let settled = DispatchSemaphore(value: 0)
+
+    /// Starts looking for the location, once per process, on a thread of its own (where no
+    /// tracking scope of the caller can be open). Called when a `Database` opens, so that the
+    /// search is normally over before the first read.
     static func locateIfNeeded() {
-        guard stateWord.compareExchange(expected: State.unknown.rawValue, desired: State.locating.rawValue) else { return }
-        DispatchQueue.global(qos: .userInitiated).async {
+        guard stateWord.value == State.unknown.rawValue,
+              stateWord.compareExchange(expected: State.unknown.rawValue, desired: State.locating.rawValue) else { return }
+        Thread.detachNewThread {
             let found = locate()
             if let found { activeobjects_observation_candidate_publish(found) }
             stateWord.store((found == nil ? State.unavailable : .located).rawValue)
+            settled.signal()
         }
     }
 
-    /// Waits (polling, at most `timeout` seconds) until the location is found or known to be
-    /// unavailable, and returns the state then (tests and the benchmark).
-    static func waitUntilSettled(timeout: Double = 10) -> State {
+    /// Called by a read that could not be answered in a few instructions: while the search
+    /// runs (the first reads of a process that opened no database yet), waits for it, at most
+    /// `timeout` seconds (a search takes about a millisecond), so that a process does not
+    /// begin by registering every read. Never waits once the search is over.
+    static func settleIfSearching(timeout: Double = 0.25) {
+        guard state == .unknown || state == .locating else { return }
         locateIfNeeded()
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeout * 1e9)
-        while state == .locating || state == .unknown, DispatchTime.now().uptimeNanoseconds < deadline {
-            Thread.sleep(forTimeInterval: 0.001)
-        }
+        if settled.wait(timeout: .now() + timeout) == .success { settled.signal() }
+    }
+
+    /// Waits until the location is found or known to be unavailable, at most `timeout`
+    /// seconds, and returns the state then (tests and the benchmark).
+    static func waitUntilSettled(timeout: Double = 10) -> State {
+        settleIfSearching(timeout: timeout)
         return state
     }
 

@@ -44,7 +44,7 @@ extension Query {
         let node = predicate?.node
         return adding(.related(RelatedFilter { renderer in
             let outer = renderer.schema
-            let through = outer.prototype[keyPath: box.keyPath] as! HasManyThrough<Target>
+            let through = outer.valueOnPrototype(at: box.keyPath) as! HasManyThrough<Target>
             let resolved = try through.resolve()
             let ownerKey = try outer.requireReferencedKey(for: "joining(\\.\(Target.self))")
             let joinAlias = renderer.newAlias(), targetAlias = renderer.newAlias()
@@ -76,7 +76,7 @@ extension Query {
         let box = SendableKeyPath(keyPath: relation)
         return .related(RelatedFilter { renderer in
             let outer = renderer.schema
-            let value = outer.prototype[keyPath: box.keyPath] as! Relation
+            let value = outer.valueOnPrototype(at: box.keyPath) as! Relation
             let (target, condition) = try correlation(value, outer, &renderer)
             try requireSameDatabase(outer, target)
             let alias = renderer.newAlias()

@@ -73,10 +73,34 @@ typedef struct {
 // glibc's (and musl's) resolver of a thread-local address; the argument is their `tls_index`.
 extern void *__tls_get_addr(activeobjects_tls_location *location);
 
-// The pointer's location: module 0 while it is not located. The offset is stored first, then
-// the module (release), so a reader that sees the module sees the offset.
-extern unsigned long activeobjects_observation_tls_module;
-extern unsigned long activeobjects_observation_tls_offset;
+// The pointer's distance from the thread pointer, when the Observation runtime's thread-local
+// block is static (the usual case: a library loaded at startup), so the same on every thread:
+// the pointer is read in two instructions. 0 while not located or not static.
+extern long activeobjects_observation_tp_offset;
+
+/// The calling thread's thread pointer (the base static thread-local blocks hang from).
+static inline char *activeobjects_thread_pointer(void) {
+#if defined(__x86_64__)
+    char *pointer;
+    __asm__("mov %%fs:0, %0" : "=r"(pointer));
+    return pointer;
+#elif defined(__aarch64__)
+    char *pointer;
+    __asm__("mrs %0, tpidr_el0" : "=r"(pointer));
+    return pointer;
+#else
+    return 0;
+#endif
+}
+
+/// 1 when the pointer is read at a fixed distance from the thread pointer.
+static inline int activeobjects_observation_reads_at_fixed_distance(void) {
+    return __atomic_load_n(&activeobjects_observation_tp_offset, __ATOMIC_RELAXED) != 0;
+}
+
+// The slower answer, when the pointer is not at a fixed distance from the thread pointer:
+// through `__tls_get_addr` once located, else "maybe".
+int activeobjects_observation_may_be_tracking_slowly(void);
 #elif defined(__APPLE__)
 #include <pthread.h>
 // The pointer's thread-specific-data key; -1 while it is not located.
@@ -84,14 +108,13 @@ extern long activeobjects_observation_tsd_key;
 #endif
 
 /// 1 when this thread may be inside an observation-tracking scope; 0 when it certainly is not.
-static inline int activeobjects_observation_may_be_tracking(void) {
+static inline __attribute__((always_inline)) int activeobjects_observation_may_be_tracking(void) {
 #if defined(__linux__)
-    unsigned long module = __atomic_load_n(&activeobjects_observation_tls_module, __ATOMIC_ACQUIRE);
-    if (__builtin_expect(module == 0, 0)) return 1;
-    activeobjects_tls_location location = {
-        module, __atomic_load_n(&activeobjects_observation_tls_offset, __ATOMIC_RELAXED)
-    };
-    return *(void *const *)__tls_get_addr(&location) != 0;
+    long offset = __atomic_load_n(&activeobjects_observation_tp_offset, __ATOMIC_RELAXED);
+    if (__builtin_expect(offset != 0, 1)) {
+        return *(void *const *)(activeobjects_thread_pointer() + offset) != 0;
+    }
+    return activeobjects_observation_may_be_tracking_slowly();
 #elif defined(__APPLE__)
     long key = __atomic_load_n(&activeobjects_observation_tsd_key, __ATOMIC_ACQUIRE);
     if (__builtin_expect(key < 0, 0)) return 1;

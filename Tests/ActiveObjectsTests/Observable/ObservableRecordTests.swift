@@ -43,6 +43,7 @@ func track(_ read: () -> Void) -> ChangeCounter {
         // Unobserved reads cost a few instructions only when the probe is located; the fallback
         // is correct but slow, and a CI failure here says the runtime's layout moved.
         #expect(TrackingProbe.waitUntilSettled() == .located)
+        #expect(TrackingProbe.readsAtAFixedDistance)
         #expect(!TrackingProbe.mayBeTracking, "no tracking scope is open here")
         withObservationTracking {
             #expect(TrackingProbe.mayBeTracking)
