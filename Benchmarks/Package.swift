@@ -10,7 +10,7 @@ import PackageDescription
 
 let package = Package(
     name: "Benchmarks",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v14)],
     dependencies: [
         .package(name: "ActiveObjects", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),

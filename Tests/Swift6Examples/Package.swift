@@ -7,7 +7,7 @@ import PackageDescription
 
 let package = Package(
     name: "Swift6Examples",
-    platforms: [.macOS(.v13), .iOS(.v16)],
+    platforms: [.macOS(.v14), .iOS(.v17)],
     dependencies: [.package(name: "ActiveObjects", path: "../..")],
     targets: [
         .executableTarget(

@@ -36,6 +36,9 @@ struct Sizes {
     var overheadCommitsFull = 100
     var overheadCommitsNormal = 2_000
     var overheadRounds = 20
+    /// observe-edit and observe-plain: objects edited per round, and timed rounds.
+    var observeObjects = 10_000
+    var observeRounds = 30
 
     /// Only these workloads / contenders (for profiling one of them); nil = all.
     var onlyWorkloads: Set<String>?
@@ -49,7 +52,7 @@ struct Sizes {
                              rounds: 3, warmups: 1, memoryRounds: 1, northwindRows: 2_000, northwindRounds: 3,
                              dateParseRounds: 2, threadLookups: 2_000, latencyRows: 20_000, latencyRounds: 1, latencyLookups: 0,
                              liveCommits: 20, externalCommits: 10, overheadCommitsFull: 20, overheadCommitsNormal: 200,
-                             overheadRounds: 2)
+                             overheadRounds: 2, observeObjects: 2_000, observeRounds: 3)
 }
 
 /// Contender names, in the order of the report's columns. The first is the reference.

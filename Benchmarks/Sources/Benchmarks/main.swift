@@ -6,8 +6,8 @@ import Foundation
 //              [--only W,…]   workloads: insert, insert-all, fetch-all, find-id, each, northwind,
 //                             northwind-text, date-parse, read-threads, read-latency,
 //                             read-latency-async, live-latency, live-external, live-overhead,
-//                             memory-each, memory-cursor, memory-update
-//              [--contenders raw-C,ActiveObjects,GRDB-pool,…] [--warmups N]   (subsets, e.g. to profile)
+//                             observe-edit, observe-plain, memory-each, memory-cursor, memory-update
+//              [--contenders raw-C,ActiveObjects,GRDB-pool,@Observable,…] [--warmups N]   (subsets, e.g. to profile)
 //              [--svg PATH | --no-svg]               the ratio chart (default: Benchmarks/results.svg,
 //                                                    written by full runs only)
 //   Benchmarks [--quick] memory                        the memory workloads only
@@ -16,9 +16,10 @@ import Foundation
 //   Benchmarks live-writer PATH COMMITS PERIOD_MS BASE (internal: the other process of live-external)
 //
 // stdout: one `BENCH <workload> <contender> <median_ms>` line per measurement, one
-// `DATEPARSE <parser> <ns_per_string>` line per date parser, `THROUGHPUT`, `LATENCY`, `LIVE` and
-// `OVERHEAD` lines for the concurrency and live-query workloads, one `PEAKRSS …` line per
-// memory workload, then markdown tables. Progress goes to stderr.
+// `DATEPARSE <parser> <ns_per_string>` line per date parser, `BENCH observe-… ActiveObjects|@Observable
+// <median_ms>` lines for the observation workloads, `THROUGHPUT`, `LATENCY`, `LIVE` and `OVERHEAD`
+// lines for the concurrency and live-query workloads, one `PEAKRSS …` line per memory workload,
+// then markdown tables. Progress goes to stderr.
 
 /// Where the chart goes by default: `results.svg` next to this package's Package.swift.
 let defaultChartPath = URL(fileURLWithPath: #filePath)
@@ -69,6 +70,7 @@ func run(_ arguments: [String]) async throws {
             sizes.northwindRounds = rounds
             sizes.dateParseRounds = rounds
             sizes.overheadRounds = rounds
+            sizes.observeRounds = rounds
         case "--only", "--contenders":
             index += 1
             guard index < arguments.count else { throw BenchError("\(arguments[index - 1]) needs a list") }
@@ -101,13 +103,16 @@ func run(_ arguments: [String]) async throws {
     #endif
     let started = monotonicNanoseconds()
     var timed = TimedResults()
+    var observation = ObservationResults()
     if !memoryOnly {
-        log("rounds: \(sizes.warmups) warm-up + \(sizes.rounds) timed (Northwind \(sizes.northwindRounds)); medians reported")
+        log("rounds: \(sizes.warmups) warm-up + \(sizes.rounds) timed (Northwind \(sizes.northwindRounds), observation \(sizes.observeRounds)); medians reported")
         timed = try runTimedWorkloads(sizes: sizes, directory: directory)
         timed.report.printBenchLines()
         for result in timed.dateParsing {
             print("DATEPARSE \(result.name.replacingOccurrences(of: " ", with: "_")) \(format(result.nanosecondsPerString, decimals: 1))")
         }
+        observation = try runObservationWorkloads(sizes: sizes, directory: directory)
+        observation.report.printBenchLines()
     }
     let report = timed.report
     var concurrency = ConcurrencyResults()
@@ -129,8 +134,9 @@ func run(_ arguments: [String]) async throws {
             print("")
             report.printRatioTable(reference: referenceName, subject: subjectName)
             print("")
-            print("northwind: \(sizes.northwindRows) Orders rows × 14 columns, model as activeobjects-gen writes it (Date?, Decimal?); northwind-text: dates String?, freight Double?.")
+            print("northwind: \(sizes.northwindRows) Orders rows × 14 columns, model as activeobjects-gen writes it (Date?, Decimal?) vs C converting to the same types; northwind-text: natively read types (String? dates, Double?) vs C reading the same types.")
         }
+        printObservationTable(observation, sizes: sizes)
         if !timed.dateParsing.isEmpty {
             print("")
             print("Date parsing alone (medians of \(sizes.dateParseRounds) rounds):")

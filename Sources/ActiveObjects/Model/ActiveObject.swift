@@ -56,15 +56,15 @@ nonisolated open class ActiveObject: CustomStringConvertible, Identifiable {
     /// (`fetch(sql:)` selecting part of the row): those properties hold defaults, not the
     /// row's values, so a write of the whole row is refused. Also fits in that padding.
     @exclusivity(unchecked) final var isPartiallyLoaded = false
+    /// What an assignment to a `@Column` property must do besides storing the value, read by
+    /// every setter (inlined into the model's module): 0 for a new, unobserved object (a plain
+    /// store); otherwise the bits of ``AssignmentBookkeeping``. Also in that padding.
+    @usableFromInline @exclusivity(unchecked) final var assignmentBookkeeping: UInt8 = 0
     @exclusivity(unchecked) private var persistedRowIDStorage: Int64?
     /// Set when the object was inserted inside a transaction: the fate of that transaction
     /// level. Until it is known, the insert may still be rolled back; once known, the object
     /// settles (see ``settleInsert()``).
     @exclusivity(unchecked) private var insertFate: TransactionFate?
-    /// What an assignment to a `@Column` property must do besides storing the value, read by
-    /// every setter (inlined into the model's module): 0 for a new, unobserved object (a plain
-    /// store); otherwise the bits of ``AssignmentBookkeeping``.
-    @usableFromInline @exclusivity(unchecked) final var assignmentBookkeeping: UInt8 = 0
     /// What only some objects need — relations loaded by `including`, the values before
     /// edits, an observation registrar — in one box allocated on first need: a fetched object
     /// nobody edits or observes carries one nil pointer for all of it.

@@ -2,47 +2,62 @@
 import ActiveObjects
 import SwiftUI
 
-/// Edits a new or an existing note; Save writes it through the view model, and the list
-/// updates from its live query.
+/// Edits a new or an existing note by binding straight to the record (`@Bindable`): what the
+/// user types is in the note at once, so the list's row for it follows as they type. Save
+/// writes the changed columns through the view model; Cancel gives the note its stored values
+/// back.
 struct NoteEditorView: View {
-    /// What the editor edits.
+    /// What the editor edits: a new note (made when + is tapped) or one of the list's.
     enum Target: Identifiable {
-        case new
+        case new(Note)
         case existing(Note)
 
-        var id: Int64 { if case .existing(let note) = self { note.id ?? -1 } else { 0 } }
+        /// The note the editor binds to.
+        var note: Note {
+            switch self {
+            case .new(let note), .existing(let note): note
+            }
+        }
+
+        var id: ObjectIdentifier { ObjectIdentifier(note) }
     }
 
     let model: NotesViewModel
-    let target: Target
-    @State private var title = ""
-    @State private var text = ""
+    @Bindable var note: Note
+    private let isNew: Bool
     @State private var error: String?
     @State private var isSaving = false
     @Environment(\.dismiss) private var dismiss
 
     init(model: NotesViewModel, target: Target) {
         self.model = model
-        self.target = target
-        if case .existing(let note) = target {
-            _title = State(initialValue: note.title)
-            _text = State(initialValue: note.body)
-        }
+        self.note = target.note
+        if case .new = target { isNew = true } else { isNew = false }
     }
 
     var body: some View {
         Form {
-            TextField("Title", text: $title)
-            TextEditor(text: $text).frame(minHeight: 200)
+            TextField("Title", text: $note.title)
+            TextEditor(text: $note.body).frame(minHeight: 200)
+            Toggle("Pinned", isOn: $note.pinned)
             if let error {
                 Text(error).foregroundStyle(.red)
             }
         }
-        .navigationTitle(title.isEmpty ? "New Note" : title)
+        .navigationTitle(note.title.isEmpty ? "New Note" : note.title)
+        .interactiveDismissDisabled(note.hasChanges)     // Cancel or Save, not a swipe
         .toolbar {
-            ToolbarItem(placement: .cancellationAction) { Button("Cancel") { dismiss() } }
+            ToolbarItem(placement: .cancellationAction) {
+                Button("Cancel") {
+                    Task {
+                        await model.discardChanges(note)
+                        dismiss()
+                    }
+                }
+            }
             ToolbarItem(placement: .confirmationAction) {
-                Button("Save") { Task { await save() } }.disabled(isSaving)
+                Button("Save") { Task { await save() } }
+                    .disabled(isSaving || (!isNew && !note.hasChanges))
             }
         }
     }
@@ -51,10 +66,7 @@ struct NoteEditorView: View {
         isSaving = true
         defer { isSaving = false }
         do {
-            switch target {
-            case .new: try await model.add(title: title, body: text)
-            case .existing(let note): try await model.update(note, title: title, body: text)
-            }
+            try await model.save(note)
             dismiss()
         } catch {
             self.error = error.localizedDescription     // "Validation failed: title must not be empty"

@@ -45,7 +45,7 @@ public struct NotesListView: View {
             .navigationTitle("Notes")
             .searchable(text: $model.searchText)
             .toolbar {
-                Button { editing = .new } label: { Label("New Note", systemImage: "square.and.pencil") }
+                Button { editing = .new(Note()) } label: { Label("New Note", systemImage: "square.and.pencil") }
             }
             .sheet(item: $editing) { target in
                 NavigationStack { NoteEditorView(model: model, target: target) }
@@ -67,19 +67,22 @@ public struct NotesListView: View {
     }
 }
 
-/// One line of the list.
+/// One line of the list. Reads the note's properties through ``NoteRowContent``: it re-renders
+/// when one of them changes (an edit in the editor, which binds to the same object), and not
+/// when another note changes.
 struct NoteRow: View {
     let note: Note
 
     var body: some View {
+        let content = NoteRowContent(note)
         VStack(alignment: .leading, spacing: 2) {
             HStack {
-                if note.pinned { Image(systemName: "pin.fill").foregroundStyle(.orange) }
-                Text(note.title).font(.headline).lineLimit(1)
+                if content.pinned { Image(systemName: "pin.fill").foregroundStyle(.orange) }
+                Text(content.title).font(.headline).lineLimit(1)
             }
-            Text(note.updatedAt, style: .relative).font(.caption).foregroundStyle(.secondary)
-            if !note.body.isEmpty {
-                Text(note.body).font(.subheadline).foregroundStyle(.secondary).lineLimit(2)
+            Text(content.updatedAt, style: .relative).font(.caption).foregroundStyle(.secondary)
+            if let preview = content.preview {
+                Text(preview).font(.subheadline).foregroundStyle(.secondary).lineLimit(2)
             }
         }
     }

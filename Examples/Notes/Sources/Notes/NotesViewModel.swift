@@ -10,7 +10,11 @@ import Observation
 ///     .task(id: model.searchText) { await model.observe() }   // restarts when the search changes
 /// ```
 ///
-/// The list is never edited by hand: ``add(title:body:)``, ``update(_:title:body:)``,
+/// The notes are `Observable` records: an editor binds to one (`@Bindable var note`) and
+/// ``save(_:)`` writes its edits; the list's row for that note re-renders as it is edited, and
+/// no other row does.
+///
+/// The list is never edited by hand: ``save(_:)``, ``add(title:body:)``, ``update(_:title:body:)``,
 /// ``togglePinned(_:)`` and ``delete(_:)`` write to the database, and the live query started
 /// by ``observe()`` brings the new list (fresh objects) after the commit — as it does for a
 /// commit made anywhere else (another window, a sync engine, an app extension on the same file).
@@ -78,6 +82,31 @@ public final class NotesViewModel {
         note.body = body
         try await note.save()
         return note
+    }
+
+    /// Saves the edits made on `note` itself — what an editor bound to it (`@Bindable var note`)
+    /// typed — trimming the title first; a new note is inserted. Only the changed columns are
+    /// written. If the save fails, the edits stay on the note, for the editor to show the error
+    /// and let the user fix them.
+    /// - Throws: `ActiveObjectError.validationFailed` for an empty or over-long title (nothing
+    ///   is written); `ActiveObjectError.recordNotFound` when the note was deleted meanwhile;
+    ///   `DatabaseError` from SQLite.
+    public func save(_ note: Note) async throws {
+        let trimmed = note.title.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed != note.title { note.title = trimmed }
+        try await note.save()
+    }
+
+    /// Throws away the edits made on `note` since it was loaded or saved: a stored note gets its
+    /// row's values back (`reload()`), and the views showing it follow. A new note is left as it
+    /// is (the editor drops it). A failure to read the row is shown in ``errorMessage``.
+    public func discardChanges(_ note: Note) async {
+        guard note.id != nil, note.hasChanges else { return }
+        do {
+            try await note.reload()
+        } catch {
+            errorMessage = error.localizedDescription
+        }
     }
 
     /// Changes a note's title and body. If the save fails, `note` gets its previous values back.
