@@ -1,9 +1,9 @@
-#if defined(__linux__)
+#if defined(__linux__) && !defined(__ANDROID__)
 #define _GNU_SOURCE
 #include <link.h>
 #endif
 #include "CActiveObjectsSupport.h"
-#if defined(__linux__) || defined(__APPLE__)
+#if (defined(__linux__) && !defined(__ANDROID__)) || defined(__APPLE__)
 #include <pthread.h>
 #endif
 
@@ -11,7 +11,7 @@ long activeobjects_prototypes_in_progress = 0;
 
 // MARK: - Locating the Observation runtime's per-thread tracking pointer (see the header)
 
-#if defined(__linux__)
+#if defined(__linux__) && !defined(__ANDROID__)
 
 // Where the tracking pointer is, once located: the module and offset `__tls_get_addr` takes
 // (module 0: not located); and its distance from the thread pointer when that is the same on

@@ -91,6 +91,8 @@ extension ActiveObject {
         withUnsafeObjectPointer { base in
             var scratch: ActiveObject?
             for (slot, accessor) in schema.accessors.enumerated() {
+                // A nil auto-numbered key was written as NULL and given the row's number since.
+                if slot == schema.autoNumberedKeySlot, written[slot] == .null { continue }
                 if let now = try? accessor.encode(from: base, context: context),
                    DatabaseValue.sameStoredValue(now, written[slot]) { continue }
                 // The value before this edit is the one written: rebuild it as a Swift value.

@@ -103,13 +103,15 @@ extension ActiveObject {
     }
 
     /// True when a property differs from what was last loaded or saved (for a new object:
-    /// from the class's defaults).
+    /// from the class's defaults). Observed (see <doc:SwiftUIAndObservation>): a view that
+    /// reads it follows every edit, save, reload and rollback.
     public var hasChanges: Bool { !changedColumns.isEmpty }
 
     /// The column names whose values differ from what was last loaded or saved (for a new
     /// object: from the class's defaults), in declaration order.
     public var changedColumns: [String] {
         guard let schema = try? ModelSchema.of(Swift.type(of: self)) else { return [] }
+        observeReadOfWholeRow(schema: schema)
         // Without a database, compare in the model's (or the default) date format.
         let context = Swift.type(of: self).resolvedDatabase.map { schema.context(in: $0) }
             ?? ValueContext(dateStrategy: schema.dateStrategy ?? .iso8601Text)
@@ -367,8 +369,10 @@ extension ActiveObject {
             if connection.transactionDepth > 0 {
                 // A rollback of the enclosing transaction makes the object new again.
                 let log = RollbackLog.of(connection)
-                // (An auto-numbered key must go back to nil: that needs a log entry.)
-                if recordState == .new && preloadedRelations == nil && schema.autoNumberedKeySlot == nil,
+                // (An auto-numbered key must go back to nil: that needs a log entry. So do
+                // observers, told at the rollback rather than when the object is next used.)
+                if recordState == .new && preloadedRelations == nil && schema.autoNumberedKeySlot == nil
+                    && observationRegistrar == nil,
                    let fate = log.currentFate {
                     insertedPending(fate)
                 } else {
@@ -421,19 +425,20 @@ extension ActiveObject {
         let context = schema.context(in: database)
         let key = try reloadKey(schema: schema, context: context)
         let sql = schema.sql(in: database)
-        let found = try database.withAccess(.read) { access in
-            try access.connection.withStatement(sql.findByKeySQL, key) { statement -> Bool in
-                guard try statement.step() else { return false }
-                // Read into a scratch object first, so that a row that fails to decode leaves
-                // this object untouched; then take its values.
+        // Read into a scratch object first, so that a row that fails to decode leaves this
+        // object untouched; take its values once the connection is given back (observers run
+        // then, free to use the database).
+        let loaded = try database.withAccess(.read) { access in
+            try access.connection.withStatement(sql.findByKeySQL, key) { statement -> ActiveObject? in
+                guard try statement.step() else { return nil }
                 let loader = ObjectLoader(canonicalFor: schema, context: context)
                 let loaded = schema.newObject()
                 try loader.fill(loaded, from: statement)
-                takeRow(of: loaded, schema: schema)
-                return true
+                return loaded
             }
         }
-        guard found else { throw ActiveObjectError.recordNotFound(table: schema.tableName, id: id) }
+        guard let loaded else { throw ActiveObjectError.recordNotFound(table: schema.tableName, id: id) }
+        takeRow(of: loaded, schema: schema)
         preloadedRelations = nil
         didLoad()
     }

@@ -80,9 +80,17 @@ nonisolated open class ActiveObject: CustomStringConvertible, Identifiable {
 
     /// The values the properties assigned since the last load or save had before (change
     /// tracking, per object: nil until the first assignment).
+    /// Setting it tells the observers of ``hasChanges`` (``ObservedProperty/changes``).
     final var edits: ObjectEdits? {
         get { extras?.edits }
-        set { if newValue != nil || extras != nil { extrasForWriting.edits = newValue } }
+        set {
+            guard newValue != nil || extras != nil else { return }
+            let box = extrasForWriting
+            guard let registrar = box.registrar else { return box.edits = newValue }
+            registrar.willSet(self, keyPath: ObservedProperty.changes)
+            box.edits = newValue
+            registrar.didSet(self, keyPath: ObservedProperty.changes)
+        }
     }
 
     /// Remembers `value` as the value before of the property at `offset`, unless it has one.
@@ -94,9 +102,9 @@ nonisolated open class ActiveObject: CustomStringConvertible, Identifiable {
 
     /// Sets the value before of the property at `offset` (async writes: the value written).
     final func setOriginal(_ value: Any, atOffset offset: Int) {
-        let box = extrasForWriting
-        if box.edits == nil { box.edits = ObjectEdits() }
-        box.edits!.setOriginal(value, atOffset: offset)
+        var updated = edits ?? ObjectEdits()
+        updated.setOriginal(value, atOffset: offset)
+        edits = updated
     }
 
     /// The object's observation registrar, created by the first read inside an
@@ -134,7 +142,7 @@ nonisolated open class ActiveObject: CustomStringConvertible, Identifiable {
         rowIDStorage = rowID
         persistedRowIDStorage = rowID
         recordStateStorage = state
-        if let extras, extras.edits != nil { extras.edits = nil }
+        if let extras, extras.edits != nil { edits = nil }
         assignmentBookkeeping |= AssignmentBookkeeping.tracksEdits
     }
 
@@ -260,6 +268,7 @@ nonisolated open class ActiveObject: CustomStringConvertible, Identifiable {
     open var description: String {
         let type = Swift.type(of: self)
         guard let schema = try? ModelSchema.of(type) else { return "\(type)(id: \(id.map(String.init) ?? "nil"))" }
+        observeReadOfWholeRow(schema: schema)
         var parts = ["id: " + (id.map(String.init) ?? "nil")]
         withUnsafeObjectPointer { base in
             for column in schema.columns {

@@ -117,6 +117,14 @@ struct ColumnDiscovery {
                 reason: "its field layout (\(wrapperFields.map(\.label))) disagrees with Mirror (\(mirrored.map(\.label)))")
         }
 
+        // Properties are told apart by where they lie in the object (change tracking,
+        // observation): a value that occupies no memory has no place of its own.
+        if let empty = wrapperFields.first(where: { Self.size(of: $0.type) == 0 }) {
+            throw ActiveObjectError.invalidModel(
+                model: modelName,
+                reason: "the value of property \(StoredField.propertyName(of: empty.label)) occupies no memory (a single-case enum or an empty struct?), so it has no place of its own in the object: give its type a stored value")
+        }
+
         // 4. Reading through each offset must give what Mirror gives.
         let context = ValueContext()
         columns = try prototype.withUnsafeObjectPointer { base in

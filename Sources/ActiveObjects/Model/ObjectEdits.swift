@@ -27,6 +27,13 @@ struct ObjectEdits {
     /// Sets the value before of the property at `offset` (async writes: the value written).
     mutating func setOriginal(_ value: Any, atOffset offset: Int) { originals[offset] = value }
 
+    /// Takes the values before of `older`, kept when an earlier write was planned, over this
+    /// record's (a rollback: the row holds again what it held before that write); keeps this
+    /// record's values before of the properties `older` has none for (assigned after it).
+    mutating func adoptOriginals(of older: ObjectEdits) {
+        originals.merge(older.originals) { _, olderValue in olderValue }
+    }
+
     var isEmpty: Bool { originals.isEmpty }
 }
 

@@ -181,7 +181,11 @@ extension ActiveObject {
             persistedRowID = snapshot.persistedRowID
             preloadedRelations = snapshot.relations
             if snapshot.state == .persisted {
-                edits = snapshot.edits
+                // The values before the write are pending again; so are the assignments made
+                // since (their values before are the row's again, but for the written ones).
+                var pending = edits ?? ObjectEdits()
+                if let older = snapshot.edits { pending.adoptOriginals(of: older) }
+                edits = pending.isEmpty ? nil : pending
                 // Keep the observed bit: observers registered since stay registered.
                 assignmentBookkeeping = snapshot.bookkeeping | (assignmentBookkeeping & AssignmentBookkeeping.observed)
             }

@@ -40,6 +40,18 @@ extension ActiveObject {
         registrarForReads().access(self, keyPath: ObservedProperty.id)
     }
 
+    /// Registers a read of everything a whole-row answer depends on (`hasChanges`,
+    /// `changedColumns`, `description`): every column, `id`, and the change tracking.
+    final func observeReadOfWholeRow(schema: ModelSchema) {
+        guard TrackingProbe.mayBeTracking, TrackingProbe.isTrackingAfterSettling else { return }
+        let registrar = registrarForReads()
+        registrar.access(self, keyPath: ObservedProperty.id)
+        registrar.access(self, keyPath: ObservedProperty.changes)
+        for accessor in schema.accessors {
+            registrar.access(self, keyPath: ObservedProperty.atOffset(accessor.valueOffset))
+        }
+    }
+
     /// The object's registrar, created on first use; marks the object as observed, so that its
     /// setters notify.
     private func registrarForReads() -> ObservationRegistrar {
@@ -95,6 +107,12 @@ extension ActiveObject {
 enum ObservedProperty {
     /// The key of `id`. (Key paths are immutable.)
     nonisolated(unsafe) static let id: KeyPath<ActiveObject, Int> = \ActiveObject.[observedProperty: -1]
+
+    /// The key of the object's change tracking (the values before its edits), which
+    /// `hasChanges` and `changedColumns` read besides the columns: it changes without any
+    /// column changing when a load or save makes the values the row's, or a rollback makes
+    /// them pending again.
+    nonisolated(unsafe) static let changes: KeyPath<ActiveObject, Int> = \ActiveObject.[observedProperty: -2]
 
     /// The key of the property at byte offset `offset`; made once per offset.
     static func atOffset(_ offset: Int) -> KeyPath<ActiveObject, Int> {

@@ -63,7 +63,7 @@ static inline long activeobjects_atomic_add(long *word, long delta) {
 // here. Until it is located, or if it cannot be, the answer is "maybe", and the caller then
 // registers the access the slow but always correct way.
 
-#if defined(__linux__)
+#if defined(__linux__) && !defined(__ANDROID__)
 // A location in thread-local storage as `__tls_get_addr` takes it: a module's block, an offset.
 typedef struct {
     unsigned long module;
@@ -82,11 +82,11 @@ extern long activeobjects_observation_tp_offset;
 static inline char *activeobjects_thread_pointer(void) {
 #if defined(__x86_64__)
     char *pointer;
-    __asm__("mov %%fs:0, %0" : "=r"(pointer));
+    __asm__ __volatile__("mov %%fs:0, %0" : "=r"(pointer));
     return pointer;
 #elif defined(__aarch64__)
     char *pointer;
-    __asm__("mrs %0, tpidr_el0" : "=r"(pointer));
+    __asm__ __volatile__("mrs %0, tpidr_el0" : "=r"(pointer));
     return pointer;
 #else
     return 0;
@@ -109,7 +109,7 @@ extern long activeobjects_observation_tsd_key;
 
 /// 1 when this thread may be inside an observation-tracking scope; 0 when it certainly is not.
 static inline __attribute__((always_inline)) int activeobjects_observation_may_be_tracking(void) {
-#if defined(__linux__)
+#if defined(__linux__) && !defined(__ANDROID__)
     long offset = __atomic_load_n(&activeobjects_observation_tp_offset, __ATOMIC_RELAXED);
     if (__builtin_expect(offset != 0, 1)) {
         return *(void *const *)(activeobjects_thread_pointer() + offset) != 0;

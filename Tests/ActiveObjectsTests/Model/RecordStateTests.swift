@@ -11,6 +11,16 @@ final class StateNote: ModelTestRecord {
     override func didLoad() { loads += 1 }
 }
 
+/// A single-case enum occupies no memory.
+enum OnlyKind: String, ColumnValue, Sendable {
+    case note
+}
+
+final class EmptyKindNote: ModelTestRecord {
+    @Column var kind: OnlyKind = .note
+    @Column var title = ""
+}
+
 /// Issue 11 items 3–5: `save()` is one decision on an explicit record state; the rollback log
 /// keeps no object alive; `update()` without changes still calls `didSave()`.
 @Suite struct RecordStateTests {
@@ -143,6 +153,93 @@ final class StateNote: ModelTestRecord {
             #expect(try StateNote.fetch(sql: "SELECT * FROM state_note").first?.loads == 1)
             let fresh = StateNote()
             #expect(fresh.loads == 0)
+        }
+    }
+
+    /// A save, then more edits, inside a transaction that rolls back: the saved change and the
+    /// later edits are both pending, and the next save writes both.
+    @Test func aRollbackKeepsTheEditsMadeAfterASaveInTheTransaction() throws {
+        try withModelFileDB { db, _ in
+            try StateNote.createTable()
+            let note = StateNote()
+            note.title = "A"
+            try note.save()
+            struct Abort: Error {}
+            #expect(throws: Abort.self) {
+                try db.transaction {
+                    note.rank = 1
+                    try note.save()
+                    note.title = "B"
+                    throw Abort()
+                }
+            }
+            #expect(note.changedColumns == ["title", "rank"])
+            try note.save()
+            let stored = try #require(try StateNote.find(id: note.id!))
+            #expect(stored.title == "B" && stored.rank == 1)
+        }
+    }
+
+    /// Two saves of one object in a transaction that rolls back: the first save's change is
+    /// pending again too.
+    @Test func aRollbackAfterTwoSavesKeepsBothChangesPending() throws {
+        try withModelFileDB { db, _ in
+            try StateNote.createTable()
+            let note = StateNote()
+            try note.save()
+            struct Abort: Error {}
+            #expect(throws: Abort.self) {
+                try db.transaction {
+                    note.rank = 1
+                    try note.save()
+                    note.title = "second"
+                    try note.save()
+                    throw Abort()
+                }
+            }
+            #expect(note.changedColumns == ["title", "rank"])
+            let stored = try #require(try StateNote.find(id: note.id!))
+            #expect(stored.title == "" && stored.rank == 0)
+            try note.save()
+            let saved = try #require(try StateNote.find(id: note.id!))
+            #expect(saved.title == "second" && saved.rank == 1)
+        }
+    }
+
+    /// An async save of a model with an optional integer key (numbered by SQLite) leaves no
+    /// change behind: the key SQLite chose is the row's.
+    @Test func anAsyncSaveOfAnAutoNumberedKeyLeavesNoChange() async throws {
+        let (db, folder) = try TestStorage.file.open()
+        defer { try? db.close(); _ = folder }
+        try await ModelTestDB.$current.withValue(db) {
+            try synchronously { try SafetyTicket.createTable() }
+            let ticket = SafetyTicket()
+            ticket.title = "first"
+            try await ticket.save()
+            #expect(ticket.number != nil)
+            #expect(!ticket.hasChanges && ticket.changedColumns.isEmpty)
+            ticket.title = "renamed"
+            try await ticket.save()
+            let stored = try synchronously { try SafetyTicket.find(where: ["number": ticket.number]).first }
+            #expect(stored?.title == "renamed")
+
+            let batch = [SafetyTicket(), SafetyTicket()]
+            for (index, ticket) in batch.enumerated() { ticket.title = "batch \(index)" }
+            try await SafetyTicket.insertAll(batch)
+            #expect(batch.allSatisfy { $0.number != nil && !$0.hasChanges })
+            #expect(Set(batch).count == 2, "two rows, two distinct objects")
+        }
+    }
+
+    /// A column whose value occupies no memory has no place of its own: refused, by name.
+    @Test func aColumnOfAnEmptyTypeIsRefused() throws {
+        try withModelDB { _ in
+            #expect {
+                try EmptyKindNote.createTable()
+            } throws: { error in
+                guard case ActiveObjectError.invalidModel(_, let reason) = error else { return false }
+                return reason.contains("kind") && reason.contains("occupies no memory")
+            }
         }
     }
 

@@ -154,7 +154,27 @@ func track(_ read: () -> Void) -> ChangeCounter {
         }
     }
 
-    @Test func aRolledBackInsertNotifiesThatTheIDIsGone() throws {
+    @Test func aRolledBackInsertOfAnObservedObjectNotifiesAtTheRollback() throws {
+        try withModelFileDB { db, _ in
+            try ObservedNote.createTable()
+            let note = ObservedNote()
+            let saved = track { _ = note.id }           // observed before it is saved
+            struct Abort: Error {}
+            var counter: ChangeCounter?
+            #expect(throws: Abort.self) {
+                try db.transaction {
+                    try note.save()
+                    counter = track { _ = note.id }
+                    throw Abort()
+                }
+            }
+            #expect(saved.value == 1, "the save set the id")
+            #expect(counter?.value == 1, "told at the rollback, before anything reads the object")
+            #expect(note.id == nil)
+        }
+    }
+
+    @Test func aRolledBackInsertOfAnObjectObservedAfterItsSaveNotifiesWhenNextUsed() throws {
         try withModelFileDB { db, _ in
             try ObservedNote.createTable()
             let note = ObservedNote()
@@ -169,6 +189,60 @@ func track(_ read: () -> Void) -> ChangeCounter {
             }
             #expect(note.id == nil)
             #expect(counter?.value == 1)
+        }
+    }
+
+    @Test func hasChangesIsObservedThroughEditsSavesReloadsAndRollbacks() throws {
+        try withModelFileDB { db, _ in
+            try ObservedNote.createTable()
+            let note = ObservedNote()
+            note.title = "Draft"
+            try note.save()
+
+            // An edit of any column.
+            let edited = track { _ = note.hasChanges }
+            note.tags = ["a"]
+            #expect(edited.value == 1 && note.hasChanges)
+
+            // The save that makes the values the row's changes no column.
+            let saved = track { _ = note.hasChanges }
+            try note.save()
+            #expect(saved.value == 1 && !note.hasChanges)
+
+            // A reload that discards edits.
+            note.body = "typed"
+            let reloaded = track { _ = note.changedColumns }
+            try note.reload()
+            #expect(reloaded.value == 1 && !note.hasChanges)
+
+            // A rollback that makes a saved change pending again.
+            note.stars = 5
+            let rolledBack = LockedBox<ChangeCounter?>(nil)
+            struct Abort: Error {}
+            #expect(throws: Abort.self) {
+                try db.transaction {
+                    try note.save()
+                    rolledBack.set(track { _ = note.hasChanges })
+                    throw Abort()
+                }
+            }
+            #expect(rolledBack.value?.value == 1)
+            #expect(note.changedColumns == ["stars"])
+
+            // Reads that are not tracked stay unobserved.
+            let other = track { _ = note.title }
+            _ = note.hasChanges
+            #expect(other.value == 0)
+        }
+    }
+
+    @Test func descriptionIsObservedThroughEveryColumn() throws {
+        try withModelFileDB { _, _ in
+            try ObservedNote.createTable()
+            let note = ObservedNote()
+            let described = track { _ = note.description }
+            note.stars = 3
+            #expect(described.value == 1)
         }
     }
 

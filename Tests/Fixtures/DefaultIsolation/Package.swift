@@ -10,7 +10,7 @@ import PackageDescription
 
 let package = Package(
     name: "DefaultIsolationCheck",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v14)],
     dependencies: [.package(path: "../ActiveObjects")],
     targets: [
         .target(

@@ -8,7 +8,7 @@ import PackageDescription
 
 let package = Package(
     name: "NoReflectionCheck",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v14)],
     dependencies: [.package(path: "../ActiveObjects")],
     targets: [
         // The models, compiled without reflection metadata: the runtime describes none of
