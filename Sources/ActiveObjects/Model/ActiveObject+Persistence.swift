@@ -372,7 +372,7 @@ extension ActiveObject {
                 // (An auto-numbered key must go back to nil: that needs a log entry. So do
                 // observers, told at the rollback rather than when the object is next used.)
                 if recordState == .new && preloadedRelations == nil && schema.autoNumberedKeySlot == nil
-                    && observationRegistrar == nil,
+                    && !isObserved,
                    let fate = log.currentFate {
                     insertedPending(fate)
                 } else {

@@ -86,10 +86,8 @@ nonisolated open class ActiveObject: CustomStringConvertible, Identifiable {
         set {
             guard newValue != nil || extras != nil else { return }
             let box = extrasForWriting
-            guard let registrar = box.registrar else { return box.edits = newValue }
-            registrar.willSet(self, keyPath: ObservedProperty.changes)
-            box.edits = newValue
-            registrar.didSet(self, keyPath: ObservedProperty.changes)
+            guard isObserved else { return box.edits = newValue }
+            notifyingRegistrar(ofOffsets: [], id: false, changes: true) { box.edits = newValue }
         }
     }
 
@@ -167,18 +165,18 @@ nonisolated open class ActiveObject: CustomStringConvertible, Identifiable {
         switch fate.outcome {
         case .open, .released: return
         case .committed: insertFate = nil
-        case .rolledBack:
-            insertFate = nil
-            let hadID = rowIDStorage != nil
-            if hadID, let registrar = observationRegistrar {
-                registrar.willSet(self, keyPath: ObservedProperty.id)
-            }
+        case .rolledBack: settleRolledBackInsert()
+        }
+    }
+
+    /// The insert's transaction rolled back: the object is new again.
+    @inline(never)
+    private func settleRolledBackInsert() {
+        insertFate = nil
+        notifyingObservers(ofOffsets: [], id: rowIDStorage != nil) {
             rowIDStorage = nil
             recordStateStorage = .new
             persistedRowIDStorage = nil
-            if hadID, let registrar = observationRegistrar {
-                registrar.didSet(self, keyPath: ObservedProperty.id)
-            }
         }
     }
 

@@ -62,23 +62,39 @@ extension ActiveObject {
         return registrar
     }
 
+    /// Whether the object has observers (a registrar): one bit, read on the hot paths of saves
+    /// and fetches before anything touches the registrar. (`ObservationRegistrar` is a
+    /// resilient type: code that holds one, even an optional nil one, pays for its layout
+    /// being looked up at run time, so that code stays out of line, behind this test.)
+    @inline(__always)
+    final var isObserved: Bool { assignmentBookkeeping & AssignmentBookkeeping.observed != 0 }
+
     /// Sets `id`, notifying its observers when the value differs.
     final func assignID(_ newValue: Int64?) {
-        guard let registrar = observationRegistrar, rowID != newValue else {
+        guard isObserved, rowID != newValue else {
             rowID = newValue
             return
         }
-        registrar.willSet(self, keyPath: ObservedProperty.id)
-        rowID = newValue
-        registrar.didSet(self, keyPath: ObservedProperty.id)
+        notifyingRegistrar(ofOffsets: [], id: true) { rowID = newValue }
     }
 
     /// Runs `change`, which stores new values into the properties at `offsets` (and into `id`
     /// when `id` is true), between the notifications of their observers. Without observers,
     /// just runs it.
+    @inline(__always)
     final func notifyingObservers(ofOffsets offsets: [Int], id: Bool, _ change: () throws -> Void) rethrows {
-        guard let registrar = observationRegistrar, id || !offsets.isEmpty else { return try change() }
+        guard isObserved, id || !offsets.isEmpty else { return try change() }
+        try notifyingRegistrar(ofOffsets: offsets, id: id, change)
+    }
+
+    /// ``notifyingObservers(ofOffsets:id:_:)`` for an observed object; also tells the
+    /// observers of ``ObservedProperty/changes`` when `changes` is true.
+    @inline(never)
+    final func notifyingRegistrar(ofOffsets offsets: [Int], id: Bool, changes: Bool = false,
+                                  _ change: () throws -> Void) rethrows {
+        guard let registrar = observationRegistrar else { return try change() }
         let keys = offsets.map(ObservedProperty.atOffset) + (id ? [ObservedProperty.id] : [])
+            + (changes ? [ObservedProperty.changes] : [])
         for key in keys { registrar.willSet(self, keyPath: key) }
         defer { for key in keys { registrar.didSet(self, keyPath: key) } }
         try change()
@@ -88,10 +104,10 @@ extension ActiveObject {
     /// filled from the row this object stands for, into this object, notifying the observers
     /// of each property whose value changes (`reload()`).
     final func takeRow(of loaded: ActiveObject, schema: ModelSchema) {
-        let changed = observationRegistrar == nil ? [] : schema.accessors.filter { accessor in
+        let changed = !isObserved ? [] : schema.accessors.filter { accessor in
             !withUnsafeObjectPointer { base in loaded.withUnsafeObjectPointer { accessor.holdsSameValue(in: base, as: $0) } }
         }.map(\.valueOffset)
-        notifyingObservers(ofOffsets: changed, id: observationRegistrar != nil && id != loaded.id) {
+        notifyingObservers(ofOffsets: changed, id: isObserved && id != loaded.id) {
             withUnsafeObjectPointer { base in
                 loaded.withUnsafeObjectPointer { source in
                     for accessor in schema.accessors { accessor.copyValue(from: source, to: base) }

@@ -52,75 +52,90 @@ extension Statement {
         guard type != .none, let handle = sqliteStatement, let value = sqlite3_column_value(handle, index) else {
             return false
         }
-        switch (type, sqlite3_value_type(value)) {
-        case (.int, SQLITE_INTEGER):
-            guard let int = Int(exactly: sqlite3_value_int64(value)) else { return false }
+        // One jump on the Swift type, then one comparison of the storage class (a switch on
+        // the pair compiles to a chain of comparisons).
+        let storage = sqlite3_value_type(value)
+        switch type {
+        case .none:
+            return false
+        case .int:
+            guard storage == SQLITE_INTEGER, let int = Int(exactly: sqlite3_value_int64(value)) else { return false }
             pointer.assumingMemoryBound(to: Int.self).pointee = int
-        case (.int64, SQLITE_INTEGER):
+        case .int64:
+            guard storage == SQLITE_INTEGER else { return false }
             pointer.assumingMemoryBound(to: Int64.self).pointee = sqlite3_value_int64(value)
-        case (.double, SQLITE_FLOAT):
+        case .double:
+            guard storage == SQLITE_FLOAT else { return false }
             pointer.assumingMemoryBound(to: Double.self).pointee = sqlite3_value_double(value)
-        case (.string, SQLITE_TEXT):
+        case .string:
+            guard storage == SQLITE_TEXT else { return false }
             pointer.assumingMemoryBound(to: String.self).pointee = Self.text(of: value)
-        case (.bool, SQLITE_INTEGER):
+        case .bool:
+            guard storage == SQLITE_INTEGER else { return false }
             switch sqlite3_value_int64(value) {
             case 0: pointer.assumingMemoryBound(to: Bool.self).pointee = false
             case 1: pointer.assumingMemoryBound(to: Bool.self).pointee = true
             default: return false
             }
-        case (.data, SQLITE_BLOB):
+        case .data:
+            guard storage == SQLITE_BLOB else { return false }
             pointer.assumingMemoryBound(to: Data.self).pointee = Self.blob(of: value)
-        case (.optionalInt, SQLITE_INTEGER):
-            guard let int = Int(exactly: sqlite3_value_int64(value)) else { return false }
+        case .date:
+            guard storage == SQLITE_TEXT, let date = Self.date(of: value) else { return false }
+            pointer.assumingMemoryBound(to: Date.self).pointee = date
+        case .decimal:
+            guard let decimal = Self.decimal(of: value, storage: storage) else { return false }
+            pointer.assumingMemoryBound(to: Decimal.self).pointee = decimal
+        case .optionalInt:
+            if storage == SQLITE_NULL { pointer.assumingMemoryBound(to: Int?.self).pointee = nil; return true }
+            guard storage == SQLITE_INTEGER, let int = Int(exactly: sqlite3_value_int64(value)) else { return false }
             pointer.assumingMemoryBound(to: Int?.self).pointee = int
-        case (.optionalInt64, SQLITE_INTEGER):
+        case .optionalInt64:
+            if storage == SQLITE_NULL { pointer.assumingMemoryBound(to: Int64?.self).pointee = nil; return true }
+            guard storage == SQLITE_INTEGER else { return false }
             pointer.assumingMemoryBound(to: Int64?.self).pointee = sqlite3_value_int64(value)
-        case (.optionalDouble, SQLITE_FLOAT):
+        case .optionalDouble:
+            if storage == SQLITE_NULL { pointer.assumingMemoryBound(to: Double?.self).pointee = nil; return true }
+            guard storage == SQLITE_FLOAT else { return false }
             pointer.assumingMemoryBound(to: Double?.self).pointee = sqlite3_value_double(value)
-        case (.optionalString, SQLITE_TEXT):
+        case .optionalString:
+            if storage == SQLITE_NULL { pointer.assumingMemoryBound(to: String?.self).pointee = nil; return true }
+            guard storage == SQLITE_TEXT else { return false }
             pointer.assumingMemoryBound(to: String?.self).pointee = Self.text(of: value)
-        case (.optionalBool, SQLITE_INTEGER):
+        case .optionalBool:
+            if storage == SQLITE_NULL { pointer.assumingMemoryBound(to: Bool?.self).pointee = nil; return true }
+            guard storage == SQLITE_INTEGER else { return false }
             switch sqlite3_value_int64(value) {
             case 0: pointer.assumingMemoryBound(to: Bool?.self).pointee = false
             case 1: pointer.assumingMemoryBound(to: Bool?.self).pointee = true
             default: return false
             }
-        case (.optionalData, SQLITE_BLOB):
+        case .optionalData:
+            if storage == SQLITE_NULL { pointer.assumingMemoryBound(to: Data?.self).pointee = nil; return true }
+            guard storage == SQLITE_BLOB else { return false }
             pointer.assumingMemoryBound(to: Data?.self).pointee = Self.blob(of: value)
-        case (.optionalInt, SQLITE_NULL): pointer.assumingMemoryBound(to: Int?.self).pointee = nil
-        case (.optionalInt64, SQLITE_NULL): pointer.assumingMemoryBound(to: Int64?.self).pointee = nil
-        case (.optionalDouble, SQLITE_NULL): pointer.assumingMemoryBound(to: Double?.self).pointee = nil
-        case (.optionalString, SQLITE_NULL): pointer.assumingMemoryBound(to: String?.self).pointee = nil
-        case (.optionalBool, SQLITE_NULL): pointer.assumingMemoryBound(to: Bool?.self).pointee = nil
-        case (.optionalData, SQLITE_NULL): pointer.assumingMemoryBound(to: Data?.self).pointee = nil
-        case (.date, SQLITE_TEXT):
-            guard let date = Self.date(of: value) else { return false }
-            pointer.assumingMemoryBound(to: Date.self).pointee = date
-        case (.optionalDate, SQLITE_TEXT):
-            guard let date = Self.date(of: value) else { return false }
+        case .optionalDate:
+            if storage == SQLITE_NULL { pointer.assumingMemoryBound(to: Date?.self).pointee = nil; return true }
+            guard storage == SQLITE_TEXT, let date = Self.date(of: value) else { return false }
             pointer.assumingMemoryBound(to: Date?.self).pointee = date
-        case (.optionalDate, SQLITE_NULL): pointer.assumingMemoryBound(to: Date?.self).pointee = nil
-        case (.decimal, SQLITE_FLOAT):
-            guard let decimal = Decimal.shortestDigits(of: sqlite3_value_double(value)) else { return false }
-            pointer.assumingMemoryBound(to: Decimal.self).pointee = decimal
-        case (.optionalDecimal, SQLITE_FLOAT):
-            guard let decimal = Decimal.shortestDigits(of: sqlite3_value_double(value)) else { return false }
+        case .optionalDecimal:
+            if storage == SQLITE_NULL { pointer.assumingMemoryBound(to: Decimal?.self).pointee = nil; return true }
+            guard let decimal = Self.decimal(of: value, storage: storage) else { return false }
             pointer.assumingMemoryBound(to: Decimal?.self).pointee = decimal
-        case (.decimal, SQLITE_INTEGER):
-            pointer.assumingMemoryBound(to: Decimal.self).pointee = Decimal(sqlite3_value_int64(value))
-        case (.optionalDecimal, SQLITE_INTEGER):
-            pointer.assumingMemoryBound(to: Decimal?.self).pointee = Decimal(sqlite3_value_int64(value))
-        case (.decimal, SQLITE_TEXT):
-            guard let decimal = Self.decimal(of: value) else { return false }
-            pointer.assumingMemoryBound(to: Decimal.self).pointee = decimal
-        case (.optionalDecimal, SQLITE_TEXT):
-            guard let decimal = Self.decimal(of: value) else { return false }
-            pointer.assumingMemoryBound(to: Decimal?.self).pointee = decimal
-        case (.optionalDecimal, SQLITE_NULL): pointer.assumingMemoryBound(to: Decimal?.self).pointee = nil
-        default:
-            return false
         }
         return true
+    }
+
+    /// The decimal an INTEGER, REAL or TEXT value holds; nil for any other storage class, or
+    /// text that is not a decimal.
+    @inline(__always)
+    private static func decimal(of value: OpaquePointer, storage: Int32) -> Decimal? {
+        switch storage {
+        case SQLITE_FLOAT: return Decimal.shortestDigits(of: sqlite3_value_double(value))
+        case SQLITE_INTEGER: return Decimal(sqlite3_value_int64(value))
+        case SQLITE_TEXT: return decimal(of: value)
+        default: return nil
+        }
     }
 
     @inline(__always)
