@@ -13,7 +13,7 @@ extension NotesViewModelTests {
     /// re-renders the observed properties ask for (at most one: tracking ends at the first).
     @discardableResult
     func renderRow(of note: Note, counting renders: RenderCount) -> NoteRowContent {
-        withObservationTracking { NoteRowContent(note) } onChange: { renders.increment() }
+        withObservationTracking({ NoteRowContent(note) }, onChange: renders.handler)
     }
 
     @Test func anObservedRowRerendersWhenItsNoteChangesAndNotWhenAnotherDoes() async throws {
@@ -115,7 +115,7 @@ extension NotesViewModelTests {
         try await startObserving()
         let renders = RenderCount()
         let model = self.model
-        withObservationTracking { _ = model.notes } onChange: { renders.increment() }
+        withObservationTracking({ _ = model.notes }, onChange: renders.handler)
 
         try await model.add(title: "arrives")
 
@@ -124,12 +124,14 @@ extension NotesViewModelTests {
     }
 }
 
-/// Counts the changes an observation reported (`onChange` is `@Sendable`).
-final class RenderCount: @unchecked Sendable {
-    // Safety of @unchecked Sendable: `count` is only touched under `lock`.
-    private let lock = NSLock()
-    private var count = 0
+/// Counts the changes an observation reported. Notes change on the main actor, and observers
+/// are told on the thread that changes the property: `onChange` runs there too.
+@MainActor
+final class RenderCount {
+    private(set) var value = 0
 
-    func increment() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
+    /// An `onChange` handler that counts (it traps if called off the main actor).
+    nonisolated var handler: @Sendable () -> Void {
+        { MainActor.assumeIsolated { self.value += 1 } }
+    }
 }
