@@ -81,6 +81,10 @@ class ColumnAccessor {
     func loadSlowly(_ value: DatabaseValue, into pointer: UnsafeMutableRawPointer, context: ValueContext) -> Bool {
         fatalError("abstract")
     }
+    /// Whether the property can hold `value` (what ``load(_:into:context:)`` would store).
+    func canHold(_ value: DatabaseValue, context: ValueContext) -> Bool {
+        fatalError("abstract")
+    }
     /// The generic conversion of the value at `pointer`.
     func encodeSlowly(from pointer: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue {
         fatalError("abstract")
@@ -121,7 +125,9 @@ class ColumnAccessor {
     /// remembering the value before (change tracking) and notifying observers when it differs.
     /// False, and nothing stored, when the value does not fit the property.
     final func assign(_ value: DatabaseValue, to object: ActiveObject, context: ValueContext) -> Bool {
-        object.withUnsafeObjectPointer { base in
+        // Checked first: nothing is remembered, and no observer told, for a value refused.
+        guard canHold(value, context: context) else { return false }
+        return object.withUnsafeObjectPointer { base in
             if object.assignmentBookkeeping & AssignmentBookkeeping.tracksEdits != 0 {
                 object.noteFirstAssignment(atOffset: valueOffset, before: self.value(from: base))
             }

@@ -22,6 +22,10 @@ final class JSONColumnAccessor<Value: Codable>: ColumnAccessor {
         return true
     }
 
+    override func canHold(_ value: DatabaseValue, context: ValueContext) -> Bool {
+        JSONCoding.decode(Value.self, from: value, in: context) != nil
+    }
+
     override func encodeSlowly(from pointer: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue {
         try JSONCoding.encode(pointer.assumingMemoryBound(to: Value.self).pointee, in: context)
     }

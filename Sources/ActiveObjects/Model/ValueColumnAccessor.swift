@@ -27,6 +27,10 @@ final class ValueColumnAccessor<Value: ColumnValue>: ColumnAccessor {
         return true
     }
 
+    override func canHold(_ value: DatabaseValue, context: ValueContext) -> Bool {
+        Value.fromDatabaseValue(value, in: context) != nil
+    }
+
     override func encodeSlowly(from pointer: UnsafeRawPointer, context: ValueContext) throws -> DatabaseValue {
         try pointer.assumingMemoryBound(to: Value.self).pointee.databaseValue(in: context)
     }

@@ -236,6 +236,26 @@ func track(_ read: () -> Void) -> ChangeCounter {
         }
     }
 
+    @Test func aValueTheColumnCannotHoldNotifiesNobodyAndChangesNothing() throws {
+        try withModelFileDB { _, _ in
+            try ObservedNote.createTable()
+            let note = ObservedNote()
+            try note.save()
+            let schema = try ModelSchema.of(ObservedNote.self)
+            let slot = try schema.columnSlot(for: \ObservedNote.$stars)
+            let stars = track { _ = note.stars }
+
+            #expect(throws: ActiveObjectError.self) {
+                try note.assignColumnValue(.text("many"), atSlot: slot, schema: schema)
+            }
+            #expect(stars.value == 0)
+            #expect(!note.hasChanges)
+
+            try note.assignColumnValue(.integer(4), atSlot: slot, schema: schema)
+            #expect(stars.value == 1 && note.stars == 4 && note.changedColumns == ["stars"])
+        }
+    }
+
     @Test func descriptionIsObservedThroughEveryColumn() throws {
         try withModelFileDB { _, _ in
             try ObservedNote.createTable()
