@@ -69,7 +69,7 @@ extension ActiveObject {
     /// object planned at once (a double tap on Save) would both insert it. So the second waits
     /// for the first, then plans from the state the first left (an update, or nothing). A
     /// synchronous write of the object meanwhile throws ``ActiveObjectError/misuse(_:)``.
-    nonisolated(nonsending) private func withAsyncWriteSlot<T>(_ body: () async throws -> T) async throws -> T {
+    nonisolated(nonsending) private func withAsyncWriteSlot<T>(_ body: nonisolated(nonsending) () async throws -> T) async throws -> T {
         while asyncWriteInFlight {
             // The object belongs to the caller's isolation domain, and so do both writes: the
             // first one's end (which resumes the waiters) cannot run between this check and
@@ -91,15 +91,16 @@ extension ActiveObject {
         withUnsafeObjectPointer { base in
             var scratch: ActiveObject?
             for (slot, accessor) in schema.accessors.enumerated() {
-                // A nil auto-numbered key was written as NULL and given the row's number since.
-                if slot == schema.autoNumberedKeySlot, written[slot] == .null { continue }
+                // A nil auto-numbered key was written as NULL: the row holds the number SQLite gave it.
+                var before = written[slot]
+                if slot == schema.autoNumberedKeySlot, before == .null, let id { before = .integer(id) }
                 if let now = try? accessor.encode(from: base, context: context),
-                   DatabaseValue.sameStoredValue(now, written[slot]) { continue }
+                   DatabaseValue.sameStoredValue(now, before) { continue }
                 // The value before this edit is the one written: rebuild it as a Swift value.
                 let holder = scratch ?? schema.newObject()
                 scratch = holder
                 holder.withUnsafeObjectPointer { scratchBase in
-                    let original = accessor.load(written[slot], into: scratchBase, context: context)
+                    let original = accessor.load(before, into: scratchBase, context: context)
                         ? accessor.value(from: scratchBase) : accessor.value(from: base)
                     setOriginal(original, atOffset: accessor.valueOffset)
                 }

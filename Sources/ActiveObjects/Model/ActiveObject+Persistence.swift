@@ -94,7 +94,9 @@ extension ActiveObject {
             }
             return schema.accessors[slot]
         }
-        notifyingObservers(ofOffsets: numberedKey.map { [$0.valueOffset] } ?? [], id: self.rowID != rowID) {
+        // The row state changes what hasChanges compares with (a new object: the defaults).
+        notifyingObservers(ofOffsets: numberedKey.map { [$0.valueOffset] } ?? [], id: self.rowID != rowID,
+                           changes: recordState != .persisted) {
             if let numberedKey, let rowID {
                 withUnsafeObjectPointer { numberedKey.setInteger(rowID, in: $0) }
             }
@@ -306,8 +308,10 @@ extension ActiveObject {
     func applyWrite(_ plan: WritePlan, _ outcome: WritePlan.Outcome, schema: ModelSchema) {
         switch plan.operation {
         case .delete:
-            recordState = .deleted
-            persistedRowID = nil
+            notifyingObservers(ofOffsets: [], id: false, changes: true) {
+                recordState = .deleted
+                persistedRowID = nil
+            }
             preloadedRelations = nil
         case .insert, .insertWithID, .upsert, .update, .checkExists:
             markPersisted(schema: schema, rowID: outcome.rowID ?? id)

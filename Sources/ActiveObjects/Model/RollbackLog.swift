@@ -158,7 +158,7 @@ final class TransactionFate: @unchecked Sendable {
 extension ActiveObject {
     /// The state a rollback must bring back.
     func rollbackSnapshot(schema: ModelSchema) -> RollbackLog.Snapshot {
-        let holdsRow = recordState == .persisted
+        let holdsRow = recordState != .new
         var snapshot = RollbackLog.Snapshot(id: rowID, state: recordState, persistedRowID: persistedRowID,
                                             relations: preloadedRelations,
                                             edits: holdsRow ? edits : nil,
@@ -175,12 +175,13 @@ extension ActiveObject {
     func restore(_ snapshot: RollbackLog.Snapshot) {
         let schema = try? ModelSchema.of(Swift.type(of: self))
         let numberedKey = snapshot.nilAutoNumberedKeySlot.flatMap { slot in schema?.accessors[slot] }
-        notifyingObservers(ofOffsets: numberedKey.map { [$0.valueOffset] } ?? [], id: rowID != snapshot.id) {
+        notifyingObservers(ofOffsets: numberedKey.map { [$0.valueOffset] } ?? [], id: rowID != snapshot.id,
+                           changes: recordState != snapshot.state) {
             storeRowID(snapshot.id)
             recordState = snapshot.state
             persistedRowID = snapshot.persistedRowID
             preloadedRelations = snapshot.relations
-            if snapshot.state == .persisted {
+            if snapshot.state != .new {
                 // The values before the write are pending again; so are the assignments made
                 // since (their values before are the row's again, but for the written ones).
                 var pending = edits ?? ObjectEdits()

@@ -82,9 +82,10 @@ extension ActiveObject {
     /// when `id` is true), between the notifications of their observers. Without observers,
     /// just runs it.
     @inline(__always)
-    final func notifyingObservers(ofOffsets offsets: [Int], id: Bool, _ change: () throws -> Void) rethrows {
-        guard isObserved, id || !offsets.isEmpty else { return try change() }
-        try notifyingRegistrar(ofOffsets: offsets, id: id, change)
+    final func notifyingObservers(ofOffsets offsets: [Int], id: Bool, changes: Bool = false,
+                                  _ change: () throws -> Void) rethrows {
+        guard isObserved, id || changes || !offsets.isEmpty else { return try change() }
+        try notifyingRegistrar(ofOffsets: offsets, id: id, changes: changes, change)
     }
 
     /// ``notifyingObservers(ofOffsets:id:_:)`` for an observed object; also tells the
