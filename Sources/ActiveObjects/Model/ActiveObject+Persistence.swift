@@ -96,7 +96,7 @@ extension ActiveObject {
         }
         // The row state changes what hasChanges compares with (a new object: the defaults).
         notifyingObservers(ofOffsets: numberedKey.map { [$0.valueOffset] } ?? [], id: self.rowID != rowID,
-                           changes: recordState != .persisted) {
+                           changes: isObserved && recordState != .persisted) {
             if let numberedKey, let rowID {
                 withUnsafeObjectPointer { numberedKey.setInteger(rowID, in: $0) }
             }
