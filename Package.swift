@@ -24,10 +24,7 @@ let package = Package(
         .target(
             name: "ActiveObjects",
             dependencies: ["CSQLite", "CActiveObjectsSupport"],
-            path: "Sources/ActiveObjects",
-            // The contributors' map of the sources (which call runs on which connection, who
-            // owns what, lock order), kept beside them.
-            exclude: ["ARCHITECTURE.md"]
+            path: "Sources/ActiveObjects"
         ),
         .executableTarget(
             name: "Sample",
