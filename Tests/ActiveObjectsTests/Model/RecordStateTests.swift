@@ -164,14 +164,10 @@ final class EmptyKindNote: ModelTestRecord {
             let note = StateNote()
             note.title = "A"
             try note.save()
-            struct Abort: Error {}
-            #expect(throws: Abort.self) {
-                try db.transaction {
-                    note.rank = 1
-                    try note.save()
-                    note.title = "B"
-                    throw Abort()
-                }
+            inRolledBackTransaction(db) {
+                note.rank = 1
+                try note.save()
+                note.title = "B"
             }
             #expect(note.changedColumns == ["title", "rank"])
             try note.save()
@@ -187,15 +183,11 @@ final class EmptyKindNote: ModelTestRecord {
             try StateNote.createTable()
             let note = StateNote()
             try note.save()
-            struct Abort: Error {}
-            #expect(throws: Abort.self) {
-                try db.transaction {
-                    note.rank = 1
-                    try note.save()
-                    note.title = "second"
-                    try note.save()
-                    throw Abort()
-                }
+            inRolledBackTransaction(db) {
+                note.rank = 1
+                try note.save()
+                note.title = "second"
+                try note.save()
             }
             #expect(note.changedColumns == ["title", "rank"])
             let stored = try #require(try StateNote.find(id: note.id!))

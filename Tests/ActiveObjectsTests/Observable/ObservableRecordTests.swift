@@ -159,14 +159,10 @@ func track(_ read: () -> Void) -> ChangeCounter {
             try ObservedNote.createTable()
             let note = ObservedNote()
             let saved = track { _ = note.id }           // observed before it is saved
-            struct Abort: Error {}
             var counter: ChangeCounter?
-            #expect(throws: Abort.self) {
-                try db.transaction {
-                    try note.save()
-                    counter = track { _ = note.id }
-                    throw Abort()
-                }
+            inRolledBackTransaction(db) {
+                try note.save()
+                counter = track { _ = note.id }
             }
             #expect(saved.value == 1, "the save set the id")
             #expect(counter?.value == 1, "told at the rollback, before anything reads the object")
@@ -178,14 +174,10 @@ func track(_ read: () -> Void) -> ChangeCounter {
         try withModelFileDB { db, _ in
             try ObservedNote.createTable()
             let note = ObservedNote()
-            struct Abort: Error {}
             var counter: ChangeCounter?
-            #expect(throws: Abort.self) {
-                try db.transaction {
-                    try note.save()
-                    counter = track { _ = note.id }
-                    throw Abort()
-                }
+            inRolledBackTransaction(db) {
+                try note.save()
+                counter = track { _ = note.id }
             }
             #expect(note.id == nil)
             #expect(counter?.value == 1)
@@ -218,13 +210,9 @@ func track(_ read: () -> Void) -> ChangeCounter {
             // A rollback that makes a saved change pending again.
             note.stars = 5
             let rolledBack = LockedBox<ChangeCounter?>(nil)
-            struct Abort: Error {}
-            #expect(throws: Abort.self) {
-                try db.transaction {
-                    try note.save()
-                    rolledBack.set(track { _ = note.hasChanges })
-                    throw Abort()
-                }
+            inRolledBackTransaction(db) {
+                try note.save()
+                rolledBack.set(track { _ = note.hasChanges })
             }
             #expect(rolledBack.value?.value == 1)
             #expect(note.changedColumns == ["stars"])

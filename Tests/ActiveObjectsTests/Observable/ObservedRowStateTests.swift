@@ -62,13 +62,9 @@ final class ObservedStock: ModelTestRecord {
             note.title = "x"
             track { _ = note.title }                        // observed before the save
             let counter = LockedBox<ChangeCounter?>(nil)
-            struct Abort: Error {}
-            #expect(throws: Abort.self) {
-                try db.transaction {
-                    try note.save()
-                    counter.set(track { _ = note.hasChanges })
-                    throw Abort()
-                }
+            inRolledBackTransaction(db) {
+                try note.save()
+                counter.set(track { _ = note.hasChanges })
             }
             #expect(counter.value?.value == 1)
             #expect(note.recordState == .new && note.hasChanges)
@@ -82,13 +78,9 @@ final class ObservedStock: ModelTestRecord {
             stock.sku = "A"
             track { _ = stock.sku }
             let counter = LockedBox<ChangeCounter?>(nil)
-            struct Abort: Error {}
-            #expect(throws: Abort.self) {
-                try db.transaction {
-                    try stock.save()
-                    counter.set(track { _ = stock.hasChanges })
-                    throw Abort()
-                }
+            inRolledBackTransaction(db) {
+                try stock.save()
+                counter.set(track { _ = stock.hasChanges })
             }
             #expect(counter.value?.value == 1)
             #expect(stock.recordState == .new && stock.hasChanges)
@@ -105,15 +97,11 @@ final class ObservedStock: ModelTestRecord {
             stock.sku = "A"
             stock.onHand = 1
             try stock.save()
-            struct Abort: Error {}
-            #expect(throws: Abort.self) {
-                try db.transaction {
-                    try stock.delete()
-                    stock.sku = "B"
-                    try stock.save()
-                    stock.sku = "C"
-                    throw Abort()
-                }
+            inRolledBackTransaction(db) {
+                try stock.delete()
+                stock.sku = "B"
+                try stock.save()
+                stock.sku = "C"
             }
             let other = ObservedStock()
             other.sku = "B"
@@ -132,15 +120,11 @@ final class ObservedStock: ModelTestRecord {
             let note = StateNote()
             note.title = "t"
             try note.save()
-            struct Abort: Error {}
-            #expect(throws: Abort.self) {
-                try db.transaction {
-                    try note.delete()
-                    note.rank = 5
-                    try note.save()
-                    note.rank = 9
-                    throw Abort()
-                }
+            inRolledBackTransaction(db) {
+                try note.delete()
+                note.rank = 5
+                try note.save()
+                note.rank = 9
             }
             #expect(note.changedColumns == ["rank"], "the object holds 9, the row 0")
             note.rank = 5

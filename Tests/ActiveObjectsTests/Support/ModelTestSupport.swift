@@ -239,3 +239,16 @@ final class PolishPerson: ModelTestRecord {
         }
     }
 }
+
+/// Runs `body` in a transaction of `db` that then rolls back, undoing the body's writes; records
+/// an issue unless the transaction ends with that rollback (an error of the body's own, too).
+func inRolledBackTransaction(_ db: Database, sourceLocation: SourceLocation = #_sourceLocation,
+                             _ body: () throws -> Void) {
+    struct RollBack: Error {}
+    #expect(throws: RollBack.self, sourceLocation: sourceLocation) {
+        try db.transaction {
+            try body()
+            throw RollBack()
+        }
+    }
+}
