@@ -63,7 +63,7 @@ public struct LiveValues<Element>: AsyncSequence, Sendable {
         let (stream, continuation) = AsyncThrowingStream<Element, Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
         switch database {
         case .success(let database):
-            Observation(database: database, fetch: fetch, continuation: continuation).start()
+            ValuesObservation(database: database, fetch: fetch, continuation: continuation).start()
         case .failure(let error):
             continuation.finish(throwing: error)
         }

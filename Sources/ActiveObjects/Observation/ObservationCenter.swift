@@ -37,6 +37,8 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
     private var lastInfoGeneration = 0
     private var generation = 1
     private let observing = AtomicFlag()
+    /// How many registered observations want the rows each commit changed (live results).
+    private let rowWatchers = AtomicWord()
     /// How many commits of the writer were reported (while anything was observed): an
     /// observation whose fetch began reading a table it did not read before asks whether a
     /// commit landed meanwhile (``record(tables:for:fetchStartedAt:)``).
@@ -52,6 +54,8 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
     }
 
     var isObserving: Bool { observing.isSet }
+
+    var wantsRowChanges: Bool { rowWatchers.value > 0 }
 
     /// Opens a monitor of other connections' commits, or nil when none can happen (in memory).
     private func makeMonitor(_ onChange: @escaping @Sendable () -> Void) -> ChangeMonitor? {
@@ -82,6 +86,7 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
             if entries.updateValue(Registration(entry: entry, tables: nil), forKey: ObjectIdentifier(entry)) == nil {
                 unknownTables += 1
                 generation += 1
+                if entry.wantsRowChanges { _ = rowWatchers.add(1) }
             }
             observing.set()
             if monitor == nil {
@@ -98,6 +103,7 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
     func remove(_ entry: any ObservationEntry) {
         let stopped: (ChangeMonitor, MonitorLink?)? = lock.withLock {
             guard let registration = entries.removeValue(forKey: ObjectIdentifier(entry)) else { return nil }
+            if entry.wantsRowChanges { _ = rowWatchers.add(-1) }
             forget(registration.tables)
             guard entries.isEmpty else { return nil }
             observing.clear()
@@ -152,7 +158,7 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
     /// what its reads read may have changed with it (a view redefined over another table),
     /// and the fetch learns it (statements that SQLite re-compiles learn their tables again,
     /// see ``Connection/automaticRecompiles``).
-    func committed(_ statements: [StatementInfo]) {
+    func committed(_ statements: [StatementInfo], rows: CommittedRows?) {
         if statements.contains(where: \.changesSchema) {
             schemaChanged(statements)
             return
@@ -185,7 +191,7 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
                 return tables.isDisjoint(with: changed) ? nil : registration.entry
             }
         }
-        for entry in concerned { entry.tablesChanged() }
+        for entry in concerned { entry.tablesChanged(rows) }
     }
 
     /// A commit that changed the schema: observations that read a table whose rows changed
@@ -199,7 +205,7 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
         }
         for registration in registrations {
             if registration.tables.map({ !$0.isDisjoint(with: rowsChanged) }) ?? true {
-                registration.entry.tablesChanged()
+                registration.entry.tablesChanged(nil)
             } else {
                 registration.entry.externalChange()
             }
@@ -219,6 +225,7 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
         let (all, stopped, cut): ([any ObservationEntry], ChangeMonitor?, MonitorLink?) = lock.withLock {
             closed = true
             observing.clear()
+            rowWatchers.store(0)
             defer {
                 entries.removeAll()
                 tableCounts.removeAll()
@@ -255,8 +262,11 @@ final class MonitorLink: @unchecked Sendable {
 
 /// One running observation, as the center sees it.
 protocol ObservationEntry: AnyObject, Sendable {
-    /// A commit of this database wrote a table the last fetch read.
-    func tablesChanged()
+    /// Whether it wants the rows each commit changed (``CommittedRows``); fixed for its life.
+    var wantsRowChanges: Bool { get }
+    /// A commit of this database wrote a table the last fetch read; `rows` are the rows it
+    /// changed, nil when unknown (or not wanted).
+    func tablesChanged(_ rows: CommittedRows?)
     func externalChange()
     func end(throwing error: Error)
 }

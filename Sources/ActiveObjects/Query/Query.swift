@@ -127,7 +127,12 @@ public struct Query<Model: ActiveObject>: Sendable {
         let sql: ModelSQL
         let context: ValueContext
         let whereClause: String
+        /// The filters alone, joined by AND (empty without filters); their arguments are
+        /// `arguments`.
+        let conditions: String
         let orderClause: String
+        /// The expressions of the ORDER BY clause, without their direction.
+        let orderExpressions: [String]
         let arguments: [DatabaseValue]
         let limitClause: String
         let limitArguments: [DatabaseValue]
@@ -156,11 +161,13 @@ public struct Query<Model: ActiveObject>: Sendable {
         var renderer = PredicateRenderer(schema: schema, context: context)
         let conditions = try filters.map { try renderer.render($0) }
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let orders = try orderings.map { ordering -> String in
+        let orderExpressions = try orderings.map { ordering -> String in
             let column = try ordering.key.quoted(in: schema)
             // Decimals are stored as exact text: sort them as numbers.
-            let sorted = try schema.holdsDecimal(ordering.key) ? "CAST(\(column) AS REAL)" : column
-            return sorted + (ordering.direction == .descending ? " DESC" : "")
+            return try schema.holdsDecimal(ordering.key) ? "CAST(\(column) AS REAL)" : column
+        }
+        let orders = zip(orderExpressions, orderings).map { expression, ordering in
+            expression + (ordering.direction == .descending ? " DESC" : "")
         }
         let orderClause = orders.isEmpty ? "" : " ORDER BY " + orders.joined(separator: ", ")
         if let limitCount, limitCount < 0 { throw ActiveObjectError.invalidArgument("limit(\(limitCount)) is negative") }
@@ -177,8 +184,8 @@ public struct Query<Model: ActiveObject>: Sendable {
             }
         }
         return Compiled(schema: schema, database: database, sql: schema.sql(in: database), context: context,
-                        whereClause: whereClause,
-                        orderClause: orderClause, arguments: renderer.arguments,
+                        whereClause: whereClause, conditions: conditions.joined(separator: " AND "),
+                        orderClause: orderClause, orderExpressions: orderExpressions, arguments: renderer.arguments,
                         limitClause: limitClause, limitArguments: limitArguments, isDistinct: isDistinct)
     }
 }

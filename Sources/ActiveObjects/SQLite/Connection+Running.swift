@@ -42,6 +42,7 @@ extension Connection {
         let start = options.traceHandler == nil ? 0 : DispatchTime.now().uptimeNanoseconds
         let info = statement.info
         let changesBefore = info.writes ? totalChanges : 0
+        let rowsReportedBefore = rowLog.reported
         let recompilesBefore = automaticRecompiles
         readRecorder?.record(info)
         let result: T
@@ -50,19 +51,19 @@ extension Connection {
         } catch {
             statement.reset()
             finish(statement, start: start, info: info, recompilesBefore: recompilesBefore,
-                   changesBefore: changesBefore, succeeded: false)
+                   changesBefore: changesBefore, rowsReportedBefore: rowsReportedBefore, succeeded: false)
             throw error
         }
         statement.reset()
         finish(statement, start: start, info: info, recompilesBefore: recompilesBefore,
-               changesBefore: changesBefore, succeeded: true)
+               changesBefore: changesBefore, rowsReportedBefore: rowsReportedBefore, succeeded: true)
         return result
     }
 
     /// What ``withStatement(_:binding:_:)`` records once a statement ran and was reset (not
     /// generic: one copy for every statement).
     private func finish(_ statement: Statement, start: UInt64, info: StatementInfo, recompilesBefore: Int,
-                        changesBefore: Int32, succeeded: Bool) {
+                        changesBefore: Int32, rowsReportedBefore: Int, succeeded: Bool) {
         if let trace = options.traceHandler {
             trace(statement.sql, DispatchTime.now().uptimeNanoseconds &- start)
         }
@@ -75,6 +76,7 @@ extension Connection {
         }
         if info.writes {
             let changedRows = totalChanges != changesBefore
+            if changedRows && rowLog.isComplete { checkRowLog(statement: statement, reportedBefore: rowsReportedBefore) }
             if (changedRows || (succeeded && info.changesSchema)) && changes.last !== info { changes.append(info) }
             // `Database.changes` and `lastInsertedRowID` follow row writes, not DDL.
             if !info.changesSchema && (succeeded || changedRows) { writeCount &+= 1 }

@@ -90,13 +90,15 @@ extension Connection {
     func publishCommit() {
         uncommittedSchemaChange = false
         guard !changes.isEmpty else { return }
-        if let commitSink, commitSink.isObserving { commitSink.committed(changes) }
+        if let commitSink, commitSink.isObserving { commitSink.committed(changes, rows: committedRows) }
         changes.removeAll(keepingCapacity: true)
+        restartRowLog()
     }
 
     /// A rollback happened: the changes since the last commit are gone.
     func forgetChanges() {
         changes.removeAll(keepingCapacity: true)
+        restartRowLog(switchingHook: false)
         changeMarks = changeMarks.map { _ in 0 }
         rawSavepoints.removeAll()
         if uncommittedSchemaChange {
@@ -120,8 +122,12 @@ protocol TransactionListener: AnyObject {
 protocol CommitSink: AnyObject {
     /// Whether anyone listens; when false, commits are not reported (no work per commit).
     var isObserving: Bool { get }
-    /// A commit happened; `statements` changed rows or the schema. Must not keep the array.
-    func committed(_ statements: [StatementInfo])
+    /// Whether a listener wants the rows each commit changed (the update hook; see
+    /// `Connection+RowChanges.swift`). Read between transactions.
+    var wantsRowChanges: Bool { get }
+    /// A commit happened; `statements` changed rows or the schema, `rows` are the rows they
+    /// changed (nil when unknown). Must not keep the array.
+    func committed(_ statements: [StatementInfo], rows: CommittedRows?)
 }
 
 /// Gathers the tables read by the statements a connection runs while it is set (the reads

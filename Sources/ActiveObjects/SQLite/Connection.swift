@@ -73,6 +73,9 @@ final class Connection {
     /// True while a schema change of the open transaction is not committed yet (a rollback
     /// undoes it: the schema changes again).
     @exclusivity(unchecked) var uncommittedSchemaChange = false
+    /// The rows changed since the last commit or rollback, while live results want them
+    /// (`Connection+RowChanges.swift`).
+    @exclusivity(unchecked) var rowLog = RowChangeLog()
     /// When set, every statement run records the tables it read here (live queries).
     @exclusivity(unchecked) var readRecorder: ReadRecorder?
     /// When set, every row stepped is hashed into it (live queries compare results).

@@ -14,7 +14,8 @@ import Testing
         private let lock = NSLock()
         private var changed = 0
         var tablesChangedCount: Int { lock.withLock { changed } }
-        func tablesChanged() { lock.withLock { changed += 1 } }
+        var wantsRowChanges: Bool { false }
+        func tablesChanged(_ rows: CommittedRows?) { lock.withLock { changed += 1 } }
         func externalChange() {}
         func end(throwing error: Error) {}
     }
@@ -30,40 +31,40 @@ import Testing
         #expect(center.add(first) && center.add(second) && center.add(third))
 
         // Before its first fetch, an observation is concerned by every commit.
-        center.committed(Self.commit(writing: ["note"]))
+        center.committed(Self.commit(writing: ["note"]), rows: nil)
         #expect([first, second, third].map(\.tablesChangedCount) == [1, 1, 1])
 
         _ = center.record(tables: ["note", "author"], for: first, fetchStartedAt: center.currentCommitSequence)
         _ = center.record(tables: ["author"], for: second, fetchStartedAt: center.currentCommitSequence)
         _ = center.record(tables: ["tag"], for: third, fetchStartedAt: center.currentCommitSequence)
-        center.committed(Self.commit(writing: ["note"]))
+        center.committed(Self.commit(writing: ["note"]), rows: nil)
         #expect([first, second, third].map(\.tablesChangedCount) == [2, 1, 1])
-        center.committed(Self.commit(writing: ["author"]))
+        center.committed(Self.commit(writing: ["author"]), rows: nil)
         #expect([first, second, third].map(\.tablesChangedCount) == [3, 2, 1])
-        center.committed(Self.commit(writing: ["other"]))
+        center.committed(Self.commit(writing: ["other"]), rows: nil)
         #expect([first, second, third].map(\.tablesChangedCount) == [3, 2, 1])
         // Several statements in one commit: the union of what they wrote.
-        center.committed(Self.commit(writing: ["other"]) + Self.commit(writing: ["tag"]))
+        center.committed(Self.commit(writing: ["other"]) + Self.commit(writing: ["tag"]), rows: nil)
         #expect([first, second, third].map(\.tablesChangedCount) == [3, 2, 2])
 
         // A later fetch that reads other tables replaces what the observation follows.
         _ = center.record(tables: ["tag"], for: first, fetchStartedAt: center.currentCommitSequence)
-        center.committed(Self.commit(writing: ["note"]))
+        center.committed(Self.commit(writing: ["note"]), rows: nil)
         #expect([first, second, third].map(\.tablesChangedCount) == [3, 2, 2])
-        center.committed(Self.commit(writing: ["tag"]))
+        center.committed(Self.commit(writing: ["tag"]), rows: nil)
         #expect([first, second, third].map(\.tablesChangedCount) == [4, 2, 3])
 
         // A table read by two observations stays observed until both are gone.
         center.remove(third)
-        center.committed(Self.commit(writing: ["tag"]))
+        center.committed(Self.commit(writing: ["tag"]), rows: nil)
         #expect([first, second, third].map(\.tablesChangedCount) == [5, 2, 3])
         center.remove(first)
-        center.committed(Self.commit(writing: ["tag"]))
-        center.committed(Self.commit(writing: ["author"]))
+        center.committed(Self.commit(writing: ["tag"]), rows: nil)
+        center.committed(Self.commit(writing: ["author"]), rows: nil)
         #expect([first, second, third].map(\.tablesChangedCount) == [5, 3, 3])
         // Recording for an observation already removed is ignored.
         _ = center.record(tables: ["note"], for: first, fetchStartedAt: center.currentCommitSequence)
-        center.committed(Self.commit(writing: ["note"]))
+        center.committed(Self.commit(writing: ["note"]), rows: nil)
         #expect([first, second, third].map(\.tablesChangedCount) == [5, 3, 3])
         center.remove(second)
         #expect(center.count == 0)

@@ -1,25 +1,23 @@
 import Foundation
 
-/// One iteration of a live query: fetches on a reader thread, in one snapshot, recording the
-/// tables the fetch reads and a fingerprint of its rows; yields results to its stream.
+/// One running live query, as the scheduler of its fetches: at most one fetch runs or waits at
+/// a time, on a reader thread; changes that arrive meanwhile make it fetch once more
+/// afterwards, so intermediate states may be skipped but the last fetch always starts after
+/// the last change. A lock held by another connection makes it try again later.
 ///
-/// At most one fetch runs or waits at a time; changes that arrive meanwhile make it fetch
-/// once more afterwards, so intermediate states may be skipped but the last fetch always
-/// starts after the last change.
-final class Observation<Value>: ObservationEntry, @unchecked Sendable {
-    // Safety of @unchecked Sendable: the mutable state is guarded by `lock`; `fetch` is
-    // `@Sendable`; results cross to the consumer through the stream as `sending` values.
-    private let database: Database
-    private let fetch: @Sendable () throws -> sending Value
-    private let continuation: AsyncThrowingStream<Value, Error>.Continuation
-    private let lock = NSLock()
+/// Subclasses fetch and deliver: ``ValuesObservation`` (`values()`, a fresh result each time)
+/// and ``LiveResultsObservation`` (`changes()` and `liveResults()`, what changed).
+class LiveObservation: ObservationEntry, @unchecked Sendable {
+    // Safety of @unchecked Sendable: the mutable state is guarded by `lock`; subclasses guard
+    // their own.
+    let database: Database
+    let lock = NSLock()
 
-    private enum Reason { case none, external, tables }
+    enum Reason { case none, external, tables }
     /// Why a fetch is wanted (tables outrank external: table changes always emit).
     private var pending = Reason.tables
     private var scheduled = false
-    private var ended = false
-    private var lastFingerprint: (value: UInt64, rows: Int)?
+    private(set) var ended = false
     /// How long to wait before fetching again after a busy error, in milliseconds (0 after a
     /// fetch that succeeded).
     private var retryDelay = 0
@@ -35,28 +33,41 @@ final class Observation<Value>: ObservationEntry, @unchecked Sendable {
         max(30_000_000_000, UInt64(max(0, database.options.busyTimeoutNanoseconds)) &* 4)
     }
 
-    init(database: Database, fetch: @escaping @Sendable () throws -> sending Value,
-         continuation: AsyncThrowingStream<Value, Error>.Continuation) {
+    init(database: Database) {
         self.database = database
-        self.fetch = fetch
-        self.continuation = continuation
     }
 
-    /// Registers with the center and fetches the current result.
-    func start() {
+    // MARK: What subclasses provide
+
+    /// Whether the center should report the rows each commit changed.
+    var wantsRowChanges: Bool { false }
+
+    /// One fetch, on a reader thread, for `reason`: delivers what it found to the consumer, and
+    /// returns the tables it read.
+    func fetchAndDeliver(_ reason: Reason) throws -> Set<String> { fatalError("abstract") }
+
+    /// Ends the consumer's sequence with `error`.
+    func finishDelivery(throwing error: Error) { fatalError("abstract") }
+
+    // MARK: Scheduling
+
+    /// Registers with the center and fetches the current result; false when the database is
+    /// closed (the sequence then ended with ``ActiveObjectError/databaseClosed``).
+    @discardableResult
+    func start() -> Bool {
         guard database.observations.add(self) else {
             end(throwing: ActiveObjectError.databaseClosed)
-            return
+            return false
         }
-        continuation.onTermination = { [weak self] _ in self?.cancel() }
         schedule()
+        return true
     }
 
-    func tablesChanged() { request(.tables) }
+    func tablesChanged(_ rows: CommittedRows?) { request(.tables) }
 
     func externalChange() { request(.external) }
 
-    private func request(_ reason: Reason) {
+    final func request(_ reason: Reason) {
         let start: Bool = lock.withLock {
             guard !ended else { return false }
             if reason == .tables || pending == .none { pending = reason }
@@ -97,19 +108,12 @@ final class Observation<Value>: ObservationEntry, @unchecked Sendable {
         defer { thread.jobDatabase = nil }
         do {
             let startedAt = database.observations.currentCommitSequence
-            let (value, read, fingerprint) = try database.observedRead(fetch)
+            let read = try fetchAndDeliver(reason)
             if database.observations.record(tables: read, for: self, fetchStartedAt: startedAt) {
                 // The fetch read a new table, and a commit landed meanwhile: it may have missed
-                // it (its snapshot may be older). Fetch again, after emitting this result.
-                lock.withLock { pending = .tables }
+                // it (its snapshot may be older). Fetch again, after delivering this result.
+                tablesChanged(nil)
             }
-            let emit: Bool = lock.withLock {
-                defer { lastFingerprint = fingerprint }
-                guard !ended else { return false }
-                // Another process's commit emits only if the result changed.
-                return reason == .tables || lastFingerprint == nil || lastFingerprint! != fingerprint
-            }
-            if emit { continuation.yield(value) }
         } catch where Self.isTransient(error) {
             let now = DispatchTime.now()
             let since = lock.withLock { () -> DispatchTime in
@@ -173,20 +177,60 @@ final class Observation<Value>: ObservationEntry, @unchecked Sendable {
         }
     }
 
-    /// Ends the stream with an error (database closed, a failed fetch).
+    /// Ends the sequence with an error (database closed, a failed fetch).
     func end(throwing error: Error) {
         guard lock.withLock({ () -> Bool in
             defer { ended = true }
             return !ended
         }) else { return }
         database.observations.remove(self)
-        continuation.finish(throwing: error)
+        finishDelivery(throwing: error)
     }
 
     /// The consumer left the loop or its task was cancelled.
-    private func cancel() {
+    final func cancel() {
         lock.withLock { ended = true }
         database.observations.remove(self)
+    }
+}
+
+/// The observation behind `values()`: fetches the whole result each time, with a fingerprint
+/// of its rows, and yields it to its stream — after a commit of this database, always; after
+/// another connection's commit, only when the fingerprint changed.
+final class ValuesObservation<Value>: LiveObservation, @unchecked Sendable {
+    // Safety of @unchecked Sendable: `lastFingerprint` is guarded by `lock`; `fetch` is
+    // `@Sendable`; results cross to the consumer through the stream as `sending` values.
+    private let fetch: @Sendable () throws -> sending Value
+    private let continuation: AsyncThrowingStream<Value, Error>.Continuation
+    private var lastFingerprint: (value: UInt64, rows: Int)?
+
+    init(database: Database, fetch: @escaping @Sendable () throws -> sending Value,
+         continuation: AsyncThrowingStream<Value, Error>.Continuation) {
+        self.fetch = fetch
+        self.continuation = continuation
+        super.init(database: database)
+    }
+
+    @discardableResult
+    override func start() -> Bool {
+        continuation.onTermination = { [weak self] _ in self?.cancel() }
+        return super.start()
+    }
+
+    override func fetchAndDeliver(_ reason: Reason) throws -> Set<String> {
+        let (value, read, fingerprint) = try database.observedRead(fetch)
+        let emit: Bool = lock.withLock {
+            defer { lastFingerprint = fingerprint }
+            guard !ended else { return false }
+            // Another process's commit emits only if the result changed.
+            return reason == .tables || lastFingerprint == nil || lastFingerprint! != fingerprint
+        }
+        if emit { continuation.yield(value) }
+        return read
+    }
+
+    override func finishDelivery(throwing error: Error) {
+        continuation.finish(throwing: error)
     }
 }
 
@@ -194,16 +238,23 @@ extension Database {
     /// Runs an observed fetch in one read snapshot, recording the tables it reads and the
     /// fingerprint of the rows it steps through.
     func observedRead<T>(_ fetch: () throws -> T) throws -> (T, Set<String>, (value: UInt64, rows: Int)) {
+        try observedRead { _ in try fetch() }
+    }
+
+    /// The same, giving `fetch` the connection it reads on; without `fingerprinting`, the
+    /// fingerprint is left empty (live results hash rows themselves).
+    func observedRead<T>(fingerprinting: Bool = true, _ fetch: (Connection) throws -> T)
+        throws -> (T, Set<String>, (value: UInt64, rows: Int)) {
         try withAccess(.readBlock) { access in
             let connection = access.connection
             let recorder = ReadRecorder(), fingerprint = ResultFingerprint()
             connection.readRecorder = recorder
-            connection.fingerprint = fingerprint
+            connection.fingerprint = fingerprinting ? fingerprint : nil
             defer {
                 connection.readRecorder = nil
                 connection.fingerprint = nil
             }
-            let value = try fetch()
+            let value = try fetch(connection)
             return (value, recorder.tables, (fingerprint.value, fingerprint.rows))
         }
     }

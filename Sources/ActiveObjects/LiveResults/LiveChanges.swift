@@ -1,0 +1,176 @@
+import Foundation
+
+/// One state of a live result (§17), made by `Query.changes()`: its objects, and how they
+/// differ from the previous state.
+///
+/// ```swift
+/// for try await change in Note.all.order(by: \.$title).changes() {
+///     change.elements      // [Note], in the query's order
+///     change.difference    // rows that entered and left; moves associated
+///     change.updated       // objects whose values were changed in place
+/// }
+/// ```
+public struct LiveChange<Model: ActiveObject> {
+    /// The objects of the result, in the query's order. A row that stayed in the result is
+    /// the same object as in the previous change.
+    public let elements: [Model]
+    /// How ``elements`` differ from the previous change's: an insertion for each row that
+    /// entered (every row, in the first change), a removal for each row that left; a row that
+    /// moved is a removal and an insertion associated with each other
+    /// (`CollectionDifference.inferringMoves()`). Objects are compared by identity.
+    public let difference: CollectionDifference<Model>
+    /// The objects that stayed in the result and whose values were changed in place (their
+    /// observers were told, property by property), in the order of ``elements``.
+    public let updated: [Model]
+}
+
+/// The states of a query's result, following every commit, with the same objects throughout:
+/// an `AsyncSequence` of ``LiveChange``, made by `Query.changes()`.
+///
+/// The first element is the current result; after that, one element after each commit that
+/// changed the result (rows entered, left, moved, or changed values) — from this `Database`,
+/// another `Database` on the same file, or another process. Under a burst of commits,
+/// intermediate states may be skipped; the last element always equals a fresh fetch after the
+/// last commit. See <doc:LiveQueries> for what "in place" promises.
+///
+/// Objects are created and changed only inside `next()`, on the isolation that iterates the
+/// sequence (a `for try await` loop on the main actor changes them on the main actor).
+/// Each iteration is its own live result; it ends when its task is cancelled or the loop is
+/// left, and with ``ActiveObjectError/databaseClosed`` when the database closes.
+public struct LiveChanges<Model: ActiveObject>: AsyncSequence, Sendable {
+    public typealias Element = LiveChange<Model>
+    public typealias Failure = any Error
+
+    private let query: Query<Model>
+
+    init(query: Query<Model>) { self.query = query }
+
+    /// Iterates one live result. The iterator is meant for one consumer.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        public typealias Element = LiveChange<Model>
+        public typealias Failure = any Error
+
+        /// The background side (nil when the model has no database).
+        let observation: LiveResultsObservation<Model>?
+        private var doorbell: AsyncThrowingStream<Void, Error>.Iterator
+        private let state: LiveResultState<Model>
+
+        init(observation: LiveResultsObservation<Model>?, doorbell: AsyncThrowingStream<Void, Error>.Iterator) {
+            self.observation = observation
+            self.doorbell = doorbell
+            state = LiveResultState()
+        }
+
+        /// The next state of the result, waiting for a commit that changes it; nil once the
+        /// live result ended (cancelled).
+        /// - Throws: ``ActiveObjectError/noDatabase(model:)`` when the model has no database;
+        ///   ``ActiveObjectError/databaseClosed`` when the database closes; the query's errors
+        ///   (an unknown column…) and those of a failed read.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws -> LiveChange<Model>? {
+            while true {
+                guard try await doorbell.next(isolation: actor) != nil else { return nil }
+                guard let observation, let delivery = observation.take() else { continue }
+                if let change = state.apply(delivery, resynchronize: observation.resynchronize) {
+                    return change
+                }
+            }
+        }
+
+        /// The next state of the result (see ``next(isolation:)``).
+        /// - Throws: as ``next(isolation:)``.
+        public mutating func next() async throws -> LiveChange<Model>? {
+            try await next(isolation: nil)
+        }
+    }
+
+    /// Starts a live result: registers it and reads the current result.
+    public func makeAsyncIterator() -> AsyncIterator {
+        let (stream, doorbell) = AsyncThrowingStream<Void, Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        guard let database = Model.resolvedDatabase else {
+            doorbell.finish(throwing: ActiveObjectError.noDatabase(model: String(describing: Model.self)))
+            return AsyncIterator(observation: nil, doorbell: stream.makeAsyncIterator())
+        }
+        let observation = LiveResultsObservation(database: database, query: query, doorbell: doorbell)
+        observation.start()
+        return AsyncIterator(observation: observation, doorbell: stream.makeAsyncIterator())
+    }
+}
+
+/// The consumer's side of a live result: the objects it handed out, by row, and the order
+/// they are in. Lives in the iterator, on the consuming isolation.
+final class LiveResultState<Model: ActiveObject> {
+    private var objects: [RowKey: Model] = [:]
+    private var elements: [Model] = []
+    private var delivered = false
+
+    /// Applies a delivery: absorbs changed rows into the objects that hold them, places the
+    /// rows in their new order. Returns the change, or nil when nothing visible changed.
+    func apply(_ delivery: LiveDelivery, resynchronize: () -> Void) -> LiveChange<Model>? {
+        let schema: ModelSchema
+        do {
+            schema = try ModelSchema.of(Model.self)
+        } catch {
+            return nil
+        }
+        var updatedKeys: [RowKey] = []
+        for (key, loaded) in delivery.loaded {
+            guard let object = objects[key] else { continue }
+            if object.absorbRow(of: loaded, schema: schema, relations: delivery.carriesRelations) {
+                updatedKeys.append(key)
+            }
+        }
+        let previousObjects = objects
+        var difference = CollectionDifference<Model>([])!
+        if let newKeys = delivery.keys {
+            var newObjects: [RowKey: Model] = [:]
+            newObjects.reserveCapacity(newKeys.count)
+            var newElements: [Model] = []
+            newElements.reserveCapacity(newKeys.count)
+            var missing = false
+            for key in newKeys {
+                let object: Model
+                if let existing = newObjects[key] ?? objects[key] {
+                    object = existing
+                } else if let loaded = delivery.loaded[key] {
+                    object = unsafeDowncast(loaded, to: Model.self)
+                } else {
+                    // A row this side never received: read everything again.
+                    missing = true
+                    continue
+                }
+                newObjects[key] = object
+                newElements.append(object)
+            }
+            if missing { resynchronize() }
+            difference = Self.difference(from: elements, to: newElements)
+            objects = newObjects
+            elements = newElements
+        }
+        // Objects updated and still in the result.
+        var updated = updatedKeys.compactMap { key in
+            objects[key].flatMap { $0 === previousObjects[key] ? $0 : nil }
+        }
+        if updated.count > 1 {
+            let changed = Set(updated.map(ObjectIdentifier.init))
+            updated = elements.filter { changed.contains(ObjectIdentifier($0)) }
+        }
+        guard !delivered || !difference.isEmpty || !updated.isEmpty else { return nil }
+        delivered = true
+        return LiveChange(elements: elements, difference: difference, updated: updated)
+    }
+
+    /// The difference between two arrays of objects, by identity, moves associated.
+    private static func difference(from old: [Model], to new: [Model]) -> CollectionDifference<Model> {
+        let oldIDs = old.map(ObjectIdentifier.init), newIDs = new.map(ObjectIdentifier.init)
+        if oldIDs == newIDs { return CollectionDifference<Model>([])! }
+        let changes = newIDs.difference(from: oldIDs).inferringMoves().map { change -> CollectionDifference<Model>.Change in
+            switch change {
+            case let .insert(offset, _, associatedWith):
+                return .insert(offset: offset, element: new[offset], associatedWith: associatedWith)
+            case let .remove(offset, _, associatedWith):
+                return .remove(offset: offset, element: old[offset], associatedWith: associatedWith)
+            }
+        }
+        return CollectionDifference(changes)!
+    }
+}
