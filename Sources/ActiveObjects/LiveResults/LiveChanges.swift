@@ -20,7 +20,9 @@ public struct LiveChange<Model: ActiveObject> {
     /// (`CollectionDifference.inferringMoves()`). Objects are compared by identity.
     public let difference: CollectionDifference<Model>
     /// The objects that stayed in the result and whose values were changed in place (their
-    /// observers were told, property by property), in the order of ``elements``.
+    /// observers were told, property by property), in the order of ``elements``. With
+    /// `including`, a change to a related table replaces the relations of every object kept,
+    /// and lists them all here.
     public let updated: [Model]
 }
 
@@ -115,7 +117,8 @@ final class LiveResultState<Model: ActiveObject> {
         var updatedKeys: [RowKey] = []
         for (key, loaded) in delivery.loaded {
             guard let object = objects[key] else { continue }
-            if object.absorbRow(of: loaded, schema: schema, relations: delivery.carriesRelations) {
+            if object.absorbRow(of: loaded, schema: schema, relations: delivery.carriesRelations)
+                || delivery.relationsChanged {
                 updatedKeys.append(key)
             }
         }

@@ -19,11 +19,15 @@ struct LiveDelivery {
     /// Whether the loaded objects carry their relations (`including`), which replace those of
     /// the objects kept.
     var carriesRelations: Bool
+    /// Whether the rows or relations read differ from the last read's (`including`): every
+    /// object kept counts as updated, since its relations were replaced.
+    var relationsChanged = false
 
     mutating func merge(_ newer: LiveDelivery) {
         if let keys = newer.keys { self.keys = keys }
         loaded.merge(newer.loaded) { _, newest in newest }
         carriesRelations = carriesRelations || newer.carriesRelations
+        relationsChanged = relationsChanged || newer.relationsChanged
     }
 }
 
@@ -155,7 +159,8 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
             keys = []
             hashes = [:]
         }
-        let (delivery, read, _) = try database.observedRead(fingerprinting: false) { connection -> LiveDelivery? in
+        let readsEverything = !query.preloaders.isEmpty
+        let (found, read, fingerprint) = try database.observedRead(fingerprinting: readsEverything) { connection -> LiveDelivery? in
             if !query.preloaders.isEmpty { return try readEverything() }
             if let changedRows, loadedOnce, rowLevel {
                 if changedRows.isEmpty { return nil }
@@ -178,10 +183,19 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
             }
             keysRead = false
         }
+        var delivery = found
+        if readsEverything {
+            // Deliver only what differs from the last read (rows and relations alike).
+            let first = lastFingerprint == nil
+            if let last = lastFingerprint, last == fingerprint { delivery = nil }
+            if !first { delivery?.relationsChanged = true }
+            lastFingerprint = fingerprint
+        }
         if let delivery { deliver(delivery) }
         return read
     }
     private var keysRead = false
+    private var lastFingerprint: (value: UInt64, rows: Int)?
     /// Whether neither the model's table nor a trigger mentions REPLACE (see the type).
     private var replaceFree = false
 
