@@ -106,7 +106,7 @@ enum SwiftNames {
         "ActiveObject", "ActiveObjectError", "ActiveRecord", "BelongsTo", "Column", "ColumnNaming",
         "ColumnOperator", "ColumnReference", "ColumnType", "ColumnValue", "ColumnValueError", "Cursor",
         "Database", "DatabaseError", "DatabaseValue", "DateStrategy", "ForeignKeyAction", "GroupedQuery",
-        "HasMany", "HasManyThrough", "HasOne", "JSONColumn", "LiveValues", "Migrator", "Query",
+        "HasMany", "HasManyThrough", "HasOne", "JSONColumn", "LiveChange", "LiveChanges", "LiveResults", "LiveValues", "Migrator", "Query",
         "QueryPredicate", "ResultCode", "Row", "RowID", "SortDirection", "ValidationError", "ValueContext",
     ]
 

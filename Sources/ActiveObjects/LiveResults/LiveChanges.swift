@@ -78,10 +78,10 @@ public struct LiveChanges<Model: ActiveObject>: AsyncSequence, Sendable {
             }
         }
 
-        /// The next state of the result (see ``next(isolation:)``).
+        /// The next state of the result (see ``next(isolation:)``), on the caller's isolation.
         /// - Throws: as ``next(isolation:)``.
-        public mutating func next() async throws -> LiveChange<Model>? {
-            try await next(isolation: nil)
+        nonisolated(nonsending) public mutating func next() async throws -> LiveChange<Model>? {
+            try await next(isolation: #isolation)
         }
     }
 
