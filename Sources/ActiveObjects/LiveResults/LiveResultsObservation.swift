@@ -85,6 +85,7 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
     init(database: Database, query: Query<Model>, doorbell: AsyncThrowingStream<Void, Error>.Continuation) {
         self.query = query
         self.doorbell = doorbell
+        tableKey = (try? ModelSchema.of(Model.self).tableName.lowercased()) ?? ""
         super.init(database: database)
         doorbell.onTermination = { [weak self] _ in self?.cancel() }
     }
@@ -116,7 +117,7 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
     }
 
     /// The model's table name, lowercased (the key of ``CommittedRows``).
-    private var tableKey: String { (try? ModelSchema.of(Model.self).tableName.lowercased()) ?? "" }
+    private let tableKey: String
 
     /// What the consumer has not taken yet, taken whole.
     func take() -> LiveDelivery? {
@@ -146,7 +147,7 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
 
     // MARK: Fetching
 
-    override func fetchAndDeliver(_ reason: Reason) throws -> Set<String> {
+    override func fetchAndDeliver(_ reason: Reason) throws -> Set<String>? {
         let (changedRows, resync): (Set<Int64>?, Bool) = lock.withLock {
             defer {
                 pendingRowIDs.removeAll()
@@ -159,11 +160,15 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
             keys = []
             hashes = [:]
         }
+        if let changedRows, changedRows.isEmpty, loadedOnce, rowLevel, !resync {
+            // Nothing of the table changed (an extra wake-up): nothing to read — and no read
+            // to learn tables from, so the center keeps routing by the last read's.
+            return nil
+        }
         let readsEverything = !query.preloaders.isEmpty
         let (found, read, fingerprint) = try database.observedRead(fingerprinting: readsEverything) { connection -> LiveDelivery? in
             if !query.preloaders.isEmpty { return try readEverything() }
             if let changedRows, loadedOnce, rowLevel {
-                if changedRows.isEmpty { return nil }
                 do {
                     return try readChangedRows(changedRows, on: connection)
                 } catch is NeedsKeys {

@@ -43,8 +43,9 @@ class LiveObservation: ObservationEntry, @unchecked Sendable {
     var wantsRowChanges: Bool { false }
 
     /// One fetch, on a reader thread, for `reason`: delivers what it found to the consumer, and
-    /// returns the tables it read.
-    func fetchAndDeliver(_ reason: Reason) throws -> Set<String> { fatalError("abstract") }
+    /// returns the tables it read — nil when it read nothing (nothing to read: the tables of
+    /// the last read stay those the center routes commits by).
+    func fetchAndDeliver(_ reason: Reason) throws -> Set<String>? { fatalError("abstract") }
 
     /// Ends the consumer's sequence with `error`.
     func finishDelivery(throwing error: Error) { fatalError("abstract") }
@@ -108,8 +109,8 @@ class LiveObservation: ObservationEntry, @unchecked Sendable {
         defer { thread.jobDatabase = nil }
         do {
             let startedAt = database.observations.currentCommitSequence
-            let read = try fetchAndDeliver(reason)
-            if database.observations.record(tables: read, for: self, fetchStartedAt: startedAt) {
+            if let read = try fetchAndDeliver(reason),
+               database.observations.record(tables: read, for: self, fetchStartedAt: startedAt) {
                 // The fetch read a new table, and a commit landed meanwhile: it may have missed
                 // it (its snapshot may be older). Fetch again, after delivering this result.
                 tablesChanged(nil)
@@ -217,7 +218,7 @@ final class ValuesObservation<Value>: LiveObservation, @unchecked Sendable {
         return super.start()
     }
 
-    override func fetchAndDeliver(_ reason: Reason) throws -> Set<String> {
+    override func fetchAndDeliver(_ reason: Reason) throws -> Set<String>? {
         let (value, read, fingerprint) = try database.observedRead(fetch)
         let emit: Bool = lock.withLock {
             defer { lastFingerprint = fingerprint }

@@ -276,4 +276,26 @@ struct LiveChangesTests {
             #expect(db.observations.count == 0)
         }
     }
+
+    /// A wake-up with nothing to read (a second fetch after an external change was already
+    /// covered) must not make the live result forget the table it follows.
+    @Test func aFetchWithNothingToReadKeepsFollowingTheTable() async throws {
+        try await withLiveResultsDB { _, _ in
+            try addItem("a", score: 1)
+            var changes = LiveItem.all.order(by: \.$id).changes().makeAsyncIterator()
+            let item = try #require(try await changes.next(isolation: #isolation)?.elements.first)
+            let observation = try #require(changes.observation)
+            for _ in 0..<2 {
+                // What the scheduler does when a change arrives while a fetch is running and
+                // the fetch already covered it: one more fetch, with no rows pending.
+                observation.request(.external)
+                try await Task.sleep(nanoseconds: 100_000_000)
+            }
+            let copy = try #require(try await LiveItem.find(id: item.id!))
+            copy.name = "b"
+            try await copy.save()
+            let change = try #require(try await changes.next(isolation: #isolation))
+            #expect(change.updated.first === item && item.name == "b")
+        }
+    }
 }
