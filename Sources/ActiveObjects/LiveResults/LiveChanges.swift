@@ -40,7 +40,9 @@ public struct LiveChange<Model: ActiveObject> {
 /// Each iteration is its own live result; it ends when its task is cancelled or the loop is
 /// left, and with ``ActiveObjectError/databaseClosed`` when the database closes.
 public struct LiveChanges<Model: ActiveObject>: AsyncSequence, Sendable {
+    /// Each element is a state of the result.
     public typealias Element = LiveChange<Model>
+    /// The sequence throws (a closed database, a failed read).
     public typealias Failure = any Error
 
     private let query: Query<Model>
@@ -49,7 +51,9 @@ public struct LiveChanges<Model: ActiveObject>: AsyncSequence, Sendable {
 
     /// Iterates one live result. The iterator is meant for one consumer.
     public struct AsyncIterator: AsyncIteratorProtocol {
+        /// Each element is a state of the result.
         public typealias Element = LiveChange<Model>
+        /// The iterator throws (a closed database, a failed read).
         public typealias Failure = any Error
 
         /// The background side (nil when the model has no database).

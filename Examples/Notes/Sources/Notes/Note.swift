@@ -4,8 +4,9 @@ import Foundation
 /// A note: one row of the table `note`.
 ///
 /// An ordinary ActiveObjects model, not `Sendable` and not isolated to an actor: the
-/// `@MainActor` ``NotesViewModel`` holds the notes it shows and saves them with the async
-/// API, whose work runs in the background.
+/// `@MainActor` ``NotesViewModel`` holds the notes it shows (its live result's objects, which
+/// the live result updates in place on the main actor) and saves them with the async API,
+/// whose work runs in the background.
 public final class Note: ActiveObject {
     /// The longest title accepted, in characters.
     public static let maximumTitleLength = 120

@@ -6,6 +6,10 @@ import SwiftUI
 /// user types is in the note at once, so the list's row for it follows as they type. Save
 /// writes the changed columns through the view model; Cancel gives the note its stored values
 /// back.
+///
+/// An existing note is an object of the window's live result: when another window saves it
+/// meanwhile, the fields the user has not touched here show the new values at once, and what
+/// the user typed here stays (Save then writes it; Cancel shows the other window's values).
 struct NoteEditorView: View {
     /// What the editor edits: a new note (made when + is tapped) or one of the list's.
     enum Target: Identifiable {

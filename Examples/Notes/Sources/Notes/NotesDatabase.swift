@@ -11,7 +11,7 @@ public enum NotesDatabase {
         return migrator
     }
 
-    /// Opens (or creates) the notes file at `path` — WAL mode, so the live query's reads run
+    /// Opens (or creates) the notes file at `path` — WAL mode, so the live results' reads run
     /// beside the app's writes — runs the migrations that have not run yet, and makes it the
     /// database of the models (`ActiveObject.defaultDatabase`).
     ///

@@ -2,15 +2,29 @@
 import ActiveObjects
 import SwiftUI
 
-/// The notes list: search, pin, swipe to delete, tap to edit, + to add.
+/// One window of the app: its own ``NotesViewModel``, so its own live result and its own
+/// objects. A note saved in one window is updated in place in every other window (the same
+/// object, its views following); what a user typed and has not saved in one window stays there.
 ///
 /// ```swift
 /// @main struct NotesApp: App {
-///     @State private var model = NotesViewModel()
 ///     init() { try! NotesDatabase.open(path: NotesApp.databasePath) }
-///     var body: some Scene { WindowGroup { NotesListView(model: model) } }
+///     var body: some Scene { WindowGroup { NotesWindow() } }     // File > New Window: another
 /// }
 /// ```
+public struct NotesWindow: View {
+    @State private var model = NotesViewModel()
+
+    /// A window with a view model of its own (nothing is read before the list appears).
+    public init() {}
+
+    /// The notes list of this window.
+    public var body: some View {
+        NotesListView(model: model)
+    }
+}
+
+/// The notes list: search, pin, swipe to delete, tap to edit, + to add.
 public struct NotesListView: View {
     @Bindable var model: NotesViewModel
     @State private var editing: NoteEditorView.Target?
@@ -56,8 +70,9 @@ public struct NotesListView: View {
                 Text(model.errorMessage ?? "")
             }
         }
-        // The live query runs while the list is on screen, restarted when the search changes.
-        .task(id: model.searchText) { await model.observe() }
+        // The live result starts with the list, and starts again when the search changes; it
+        // stops with the view model (the window closing).
+        .onChange(of: model.searchText, initial: true) { model.observe() }
     }
 
     private func perform(_ action: @escaping @MainActor () async throws -> Void) {
@@ -68,8 +83,9 @@ public struct NotesListView: View {
 }
 
 /// One line of the list. Reads the note's properties through ``NoteRowContent``: it re-renders
-/// when one of them changes (an edit in the editor, which binds to the same object), and not
-/// when another note changes.
+/// when one of them changes (an edit in the editor, which binds to the same object; a save in
+/// another window, which the live result brings into this object), and not when another note
+/// changes.
 struct NoteRow: View {
     let note: Note
 

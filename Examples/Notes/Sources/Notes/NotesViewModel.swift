@@ -2,33 +2,46 @@ import ActiveObjects
 import Foundation
 import Observation
 
-/// The notes screen's state: the notes, fed by a live query, and the actions that change them.
+/// The state of one notes window: its notes, kept by a live result (`liveResults()`, §17), and
+/// the actions that change them.
 ///
 /// ```swift
 /// List(model.notes) { note in NoteRow(note: note) }
 ///     .searchable(text: $model.searchText)
-///     .task(id: model.searchText) { await model.observe() }   // restarts when the search changes
+///     .onChange(of: model.searchText, initial: true) { model.observe() }   // again for a new search
 /// ```
 ///
-/// The notes are `Observable` records: an editor binds to one (`@Bindable var note`) and
-/// ``save(_:)`` writes its edits; the list's row for that note re-renders as it is edited, and
-/// no other row does.
+/// **One row, one object.** The notes are the live result's objects: while the window follows
+/// them, a row is always the same `Note`. A commit that changes a row — saved by this window,
+/// by another window (each window has its own view model, so its own live result and its own
+/// objects), by a background task, raw SQL or another process — updates that object in place,
+/// on the main actor, property by property: the views observing it (the list's row, an editor
+/// bound to it with `@Bindable var note`) follow, and no other view does. A note that moves
+/// (edited, pinned) moves as the same object; a row that enters is a new object.
+///
+/// **Unsaved edits stay.** What the user typed into a note and has not saved keeps the user's
+/// value when another window saves the same note: the columns the user did not touch follow
+/// the row, and the note still `hasChanges`, so ``save(_:)`` writes the user's columns alone
+/// and ``discardChanges(_:)`` brings the row's values back.
 ///
 /// The list is never edited by hand: ``save(_:)``, ``add(title:body:)``, ``update(_:title:body:)``,
-/// ``togglePinned(_:)`` and ``delete(_:)`` write to the database, and the live query started
-/// by ``observe()`` brings the new list (fresh objects) after the commit — as it does for a
-/// commit made anywhere else (another window, a sync engine, an app extension on the same file).
+/// ``togglePinned(_:)`` and ``delete(_:)`` write to the database, and the live result brings
+/// the change after the commit, as it does for a commit made anywhere else.
 @MainActor
 @Observable
 public final class NotesViewModel {
-    /// The notes to show: pinned first, then the most recently changed.
-    public private(set) var notes: [Note] = []
-    /// False until the live query delivered its first result.
-    public private(set) var isLoaded = false
-    /// Why the live query stopped (the database was closed, a read failed); nil while it runs.
-    public private(set) var failure: String?
+    /// The live result behind ``notes``: nil until ``observe()``; replaced by each ``observe()``.
+    public private(set) var results: LiveResults<Note>?
+    /// The notes to show: pinned first, then the most recently changed. Empty until the live
+    /// result delivered its first result.
+    public var notes: [Note] { results?.elements ?? [] }
+    /// False until the live result delivered its first result.
+    public var isLoaded: Bool { results?.isLoaded ?? false }
+    /// Why the live result stopped following (the database was closed, a read failed); nil
+    /// while it follows.
+    public var failure: String? { results?.error.map { $0.localizedDescription } }
     /// Shows only the notes whose title or body contains this text (ignoring ASCII case).
-    /// Restart ``observe()`` after changing it (`.task(id: model.searchText)` does).
+    /// Call ``observe()`` after changing it (`.onChange(of: model.searchText, initial: true)` does).
     public var searchText = ""
     /// An error for the screen to show (an action that failed), cleared by the screen.
     public var errorMessage: String?
@@ -54,24 +67,23 @@ public final class NotesViewModel {
         return query
     }
 
-    /// Follows the notes matching ``searchText`` until the calling task is cancelled: ``notes``
-    /// is replaced after every commit that changed the `note` table. Returns when the task is
-    /// cancelled, or when the live query fails (``failure`` then says why).
-    public func observe() async {
-        failure = nil
-        do {
-            for try await notes in query.values() {
-                self.notes = notes
-                isLoaded = true
-            }
-        } catch is CancellationError {
-            // The view went away.
-        } catch {
-            failure = error.localizedDescription
-        }
+    /// Starts following the notes matching ``searchText``: a new live result replaces the
+    /// previous one, which stops (the notes of a new search are new objects). Its first result
+    /// arrives shortly after (``isLoaded``); from then on, ``notes`` follows every commit that
+    /// changes them, in place. It follows until ``stopObserving()``, a failure (``failure``
+    /// says why), or the view model's deallocation (the window closed).
+    public func observe() {
+        results?.cancel()
+        results = query.liveResults()
     }
 
-    /// Adds a note; it appears in ``notes`` once the live query brings it.
+    /// Stops following: ``notes`` keep their last state; no commit changes them from now on.
+    public func stopObserving() {
+        results?.cancel()
+    }
+
+    /// Adds a note; it appears in ``notes`` once the live result brings it (as an object of
+    /// the live result's, not the one returned).
     /// - Returns: the saved note (its `id` is set).
     /// - Throws: `ActiveObjectError.validationFailed` for an empty or over-long title (nothing
     ///   is written); `DatabaseError` from SQLite.
@@ -137,7 +149,7 @@ public final class NotesViewModel {
         }
     }
 
-    /// Deletes a note; it leaves ``notes`` once the live query brings the new list.
+    /// Deletes a note; it leaves ``notes`` once the live result brings the change.
     /// - Returns: false when the note was already gone.
     /// - Throws: `DatabaseError` from SQLite.
     @discardableResult

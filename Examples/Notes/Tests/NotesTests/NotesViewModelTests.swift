@@ -3,33 +3,33 @@ import Foundation
 import Testing
 @testable import Notes
 
-/// The view model against a real WAL file: its list comes from the live query only, so every
-/// check below waits (with a timeout) for the list the database commit produces.
+/// The view model against a real WAL file: its list comes from its live result only, so every
+/// check below waits (with a timeout) for what the database commit produces.
 /// Serialized: the models use the process-wide `ActiveObject.defaultDatabase`.
 @Suite(.serialized)
 @MainActor
 final class NotesViewModelTests {
     let file = TemporaryNotesFile()
     let db: Database
+    /// The window under test (TwoWindowsTests.swift opens a second one).
     let model = NotesViewModel()
-    var observation: Task<Void, Never>?
 
     init() throws {
         db = try NotesDatabase.open(path: file.path)
     }
 
     deinit {
-        observation?.cancel()
+        // Closing the database ends the windows' live results (with `databaseClosed`).
         try? db.close()
         file.remove()
     }
 
-    /// Starts the live query as a SwiftUI `.task` would, and waits for its first result.
-    func startObserving() async throws {
-        observation?.cancel()
-        let model = self.model
-        observation = Task { await model.observe() }
-        try await waitUntil("the first result") { model.isLoaded }
+    /// Starts the live result of `window` (the model under test by default) as the list's
+    /// `.onChange(of: searchText, initial: true)` does, and waits for its first result.
+    func startObserving(_ window: NotesViewModel? = nil) async throws {
+        let window = window ?? model
+        window.observe()
+        try await waitUntil("the first result") { window.isLoaded }
     }
 
     /// A stored note with a fixed age, written with the synchronous API.
@@ -70,7 +70,7 @@ final class NotesViewModelTests {
         try await waitUntil("the new note") { self.model.notes.count == 1 }
         let shown = try #require(model.notes.first)
         #expect(shown.id == note.id && shown.title == "Buy milk" && shown.body == "2 litres")
-        #expect(shown !== note, "the list holds the objects the live query fetched")
+        #expect(shown !== note, "the list holds the live result's objects, not the one saved")
         #expect(try await Note.countAll() == 1)
     }
 
@@ -79,12 +79,13 @@ final class NotesViewModelTests {
         try storeNote("newer", minutesAgo: 5)
         try await startObserving()
         #expect(titles == ["newer", "older"])
-        let shown = try #require(model.notes.last)
+        let (newer, shown) = (model.notes[0], model.notes[1])
         let before = shown.updatedAt
 
         try await model.update(shown, title: "older, edited", body: "more")
 
         try await waitUntil("the edited note on top") { self.titles == ["older, edited", "newer"] }
+        #expect(model.notes[0] === shown && model.notes[1] === newer, "the notes moved, as the same objects")
         let olderID = try #require(older.id)
         let stored = try #require(try await Note.find(id: olderID))
         #expect(stored.title == "older, edited" && stored.body == "more")
@@ -129,12 +130,15 @@ final class NotesViewModelTests {
         try storeNote("b", minutesAgo: 10)
         try await startObserving()
         #expect(titles == ["b", "a"])
+        let (b, a) = (model.notes[0], model.notes[1])
 
-        try await model.togglePinned(try #require(model.notes.last))
+        try await model.togglePinned(a)
         try await waitUntil("the pinned note first") { self.titles == ["a", "b"] && self.model.notes[0].pinned }
+        #expect(model.notes[0] === a && model.notes[1] === b)
 
-        try await model.togglePinned(try #require(model.notes.first))
+        try await model.togglePinned(a)
         try await waitUntil("the unpinned note back in place") { self.titles == ["a", "b"] && !self.model.notes[0].pinned }
+        #expect(model.notes[0] === a && model.notes[1] === b)
         // "a" was changed last, so it stays first once unpinned.
     }
 
@@ -160,17 +164,24 @@ final class NotesViewModelTests {
             try await note.save()
         }.value
         try await waitUntil("the background note") { self.titles == ["from a background task"] }
+        let shown = model.notes[0]
+        let renders = RenderCount()
+        renderRow(of: shown, counting: renders)
 
-        // Raw SQL, in a transaction.
+        // Raw SQL, in a transaction: the row's object is updated in place, its row re-renders.
         let db = self.db
         try await db.transaction {
             try db.execute("UPDATE note SET title = ? WHERE title = ?", ["renamed by SQL", "from a background task"])
         }
         try await waitUntil("the SQL update") { self.titles == ["renamed by SQL"] }
+        #expect(model.notes[0] === shown && renders.value == 1)
 
         // A second connection to the same file, as an app extension would have.
         let other = try Database(path: file.path)
         defer { try? other.close() }
+        try await other.execute("UPDATE note SET body = 'from an extension'")
+        try await waitUntil("the other connection's update") { shown.body == "from an extension" }
+        #expect(model.notes.count == 1 && model.notes[0] === shown && !shown.hasChanges)
         try await other.execute("DELETE FROM note")
         try await waitUntil("the other connection's delete") { self.model.notes.isEmpty }
     }
@@ -189,7 +200,7 @@ final class NotesViewModelTests {
         try await waitUntil("the new match") { self.titles == ["Oat milk", "MILK prices", "Shopping"] }
 
         model.searchText = "  "
-        try await startObserving()                       // what `.task(id: searchText)` does
+        try await startObserving()                       // what `.onChange(of: searchText)` does
         try await waitUntil("every note") { self.model.notes.count == 5 }
     }
 
@@ -201,22 +212,31 @@ final class NotesViewModelTests {
         #expect(model.errorMessage == nil)
     }
 
-    @Test func cancellingTheTaskEndsTheObservation() async throws {
+    @Test func stoppingLeavesTheListAsItIs() async throws {
+        let stored = try storeNote("before the stop", minutesAgo: 1)
         try await startObserving()
-        let task = try #require(observation)
+        let shown = try #require(model.notes.first)
+        // Another window, still following: what it sees no longer reaches this one.
+        let witness = NotesViewModel()
+        try await startObserving(witness)
 
-        task.cancel()
-        try await finish(task)
+        model.stopObserving()
+        stored.title = "after the stop"
+        try await stored.save()
+        try await model.add(title: "added after the stop")
+        try await waitUntil("the witness window's list") {
+            witness.notes.map(\.title) == ["added after the stop", "after the stop"]
+        }
 
+        #expect(titles == ["before the stop"] && model.notes[0] === shown)
         #expect(model.failure == nil)
     }
 
-    @Test func closingTheDatabaseEndsTheObservationWithAFailure() async throws {
+    @Test func closingTheDatabaseStopsTheListWithAFailure() async throws {
         try await startObserving()
-        let task = try #require(observation)
 
         try db.close()
-        try await finish(task)
+        try await waitUntil("the failure") { self.model.failure != nil }
 
         let failure = try #require(model.failure)
         #expect(failure == ActiveObjectError.databaseClosed.localizedDescription)

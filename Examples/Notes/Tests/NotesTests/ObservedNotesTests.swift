@@ -66,6 +66,7 @@ extension NotesViewModelTests {
         let stored = try #require(try await Note.find(id: id))
         #expect(stored.title == "final" && stored.body == "text")
         try await waitUntil("the saved title in the list") { self.titles == ["final"] }
+        #expect(model.notes.count == 1 && model.notes[0] === note, "the list keeps the edited object")
     }
 
     @Test func cancellingAnEditGivesTheNoteItsStoredValuesBack() async throws {

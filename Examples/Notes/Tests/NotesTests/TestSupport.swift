@@ -39,17 +39,3 @@ func waitUntil(
         try await Task.sleep(for: .milliseconds(2))
     }
 }
-
-/// Waits for `task` to finish; throws `TimedOut` (and cancels it) after `timeout`.
-func finish(_ task: Task<Void, Never>, timeout: Duration = .seconds(10)) async throws {
-    try await withThrowingTaskGroup(of: Bool.self) { group in
-        group.addTask { await task.value; return true }
-        group.addTask { try await Task.sleep(for: timeout); return false }
-        let finished = try await group.next() ?? false
-        group.cancelAll()
-        if !finished {
-            task.cancel()
-            throw TimedOut(what: "the observation to end")
-        }
-    }
-}
