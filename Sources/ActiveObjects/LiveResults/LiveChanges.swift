@@ -166,18 +166,72 @@ final class LiveResultState<Model: ActiveObject> {
         return LiveChange(elements: elements, difference: difference, updated: updated)
     }
 
-    /// The difference between two arrays of objects, by identity, moves associated.
-    private static func difference(from old: [Model], to new: [Model]) -> CollectionDifference<Model> {
-        let oldIDs = old.map(ObjectIdentifier.init), newIDs = new.map(ObjectIdentifier.init)
-        if oldIDs == newIDs { return CollectionDifference<Model>([])! }
-        let changes = newIDs.difference(from: oldIDs).inferringMoves().map { change -> CollectionDifference<Model>.Change in
-            switch change {
-            case let .insert(offset, _, associatedWith):
-                return .insert(offset: offset, element: new[offset], associatedWith: associatedWith)
-            case let .remove(offset, _, associatedWith):
-                return .remove(offset: offset, element: old[offset], associatedWith: associatedWith)
+    /// The difference between two arrays of distinct objects, by identity, moves associated —
+    /// in O(n log n): rows only in `old` are removals, rows only in `new` insertions, and of the
+    /// rows in both, those outside a longest run that kept its relative order are moves (a
+    /// removal and an insertion associated with each other). (The standard library's
+    /// `difference(from:)` is a general-purpose diff: 0.4 s for 10,000 rows that all entered.)
+    static func difference(from old: [Model], to new: [Model]) -> CollectionDifference<Model> {
+        typealias Change = CollectionDifference<Model>.Change
+        if old.count == new.count && zip(old, new).allSatisfy({ $0 === $1 }) {
+            return CollectionDifference<Model>([])!
+        }
+        var oldOffsets: [ObjectIdentifier: Int] = [:]
+        oldOffsets.reserveCapacity(old.count)
+        for (offset, object) in old.enumerated() { oldOffsets[ObjectIdentifier(object)] = offset }
+        // For each new element kept from `old`, its old offset; the kept ones that stay are a
+        // longest increasing subsequence of those offsets.
+        var kept: [(newOffset: Int, oldOffset: Int)] = []
+        kept.reserveCapacity(min(old.count, new.count))
+        var inNew = Set<ObjectIdentifier>(minimumCapacity: new.count)
+        for (offset, object) in new.enumerated() {
+            let id = ObjectIdentifier(object)
+            inNew.insert(id)
+            if let oldOffset = oldOffsets[id] { kept.append((offset, oldOffset)) }
+        }
+        let staying = Self.longestIncreasingRun(kept.map(\.oldOffset))
+        var moved: [Int: Int] = [:]      // old offset → new offset, for rows that moved
+        for (index, pair) in kept.enumerated() where !staying.contains(index) {
+            moved[pair.oldOffset] = pair.newOffset
+        }
+        var changes: [Change] = []
+        for (offset, object) in old.enumerated() {
+            if let newOffset = moved[offset] {
+                changes.append(.remove(offset: offset, element: object, associatedWith: newOffset))
+            } else if !inNew.contains(ObjectIdentifier(object)) {
+                changes.append(.remove(offset: offset, element: object, associatedWith: nil))
+            }
+        }
+        let movedTo = Dictionary(uniqueKeysWithValues: moved.map { ($1, $0) })
+        for (offset, object) in new.enumerated() {
+            if let oldOffset = movedTo[offset] {
+                changes.append(.insert(offset: offset, element: object, associatedWith: oldOffset))
+            } else if oldOffsets[ObjectIdentifier(object)] == nil {
+                changes.append(.insert(offset: offset, element: object, associatedWith: nil))
             }
         }
         return CollectionDifference(changes)!
+    }
+
+    /// The indices of a longest strictly increasing subsequence of `values` (patience sorting).
+    static func longestIncreasingRun(_ values: [Int]) -> Set<Int> {
+        var tails: [Int] = []            // index in `values` of the smallest tail of each length
+        var previous = [Int](repeating: -1, count: values.count)
+        for (index, value) in values.enumerated() {
+            var low = 0, high = tails.count
+            while low < high {
+                let middle = (low + high) / 2
+                if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { previous[index] = tails[low - 1] }
+            if low == tails.count { tails.append(index) } else { tails[low] = index }
+        }
+        var run = Set<Int>(minimumCapacity: tails.count)
+        var index = tails.last ?? -1
+        while index >= 0 {
+            run.insert(index)
+            index = previous[index]
+        }
+        return run
     }
 }
