@@ -75,6 +75,8 @@ public struct LiveChanges<Model: ActiveObject>: AsyncSequence, Sendable {
         public mutating func next(isolation actor: isolated (any Actor)?) async throws -> LiveChange<Model>? {
             while true {
                 guard try await doorbell.next(isolation: actor) != nil else { return nil }
+                // Cancelled (`LiveResults.cancel()`, the task): nothing changes from now on.
+                guard !Task.isCancelled else { return nil }
                 guard let observation, let delivery = observation.take() else { continue }
                 if let change = state.apply(delivery, resynchronize: observation.resynchronize) {
                     return change
@@ -134,9 +136,9 @@ final class LiveResultState<Model: ActiveObject> {
             var newElements: [Model] = []
             newElements.reserveCapacity(newKeys.count)
             var missing = false
-            for key in newKeys {
+            for key in newKeys where newObjects[key] == nil {
                 let object: Model
-                if let existing = newObjects[key] ?? objects[key] {
+                if let existing = objects[key] {
                     object = existing
                 } else if let loaded = delivery.loaded[key] {
                     object = unsafeDowncast(loaded, to: Model.self)
@@ -210,7 +212,10 @@ final class LiveResultState<Model: ActiveObject> {
                 changes.append(.insert(offset: offset, element: object, associatedWith: nil))
             }
         }
-        return CollectionDifference(changes)!
+        // Valid by construction (distinct objects); the fallback is every row out and in.
+        return CollectionDifference(changes)
+            ?? CollectionDifference(old.enumerated().map { .remove(offset: $0, element: $1, associatedWith: nil) }
+                                    + new.enumerated().map { .insert(offset: $0, element: $1, associatedWith: nil) })!
     }
 
     /// The indices of a longest strictly increasing subsequence of `values` (patience sorting).

@@ -49,7 +49,7 @@ struct LiveDelivery {
 ///   the consumer's absorb in place.
 final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unchecked Sendable {
     // Safety of @unchecked Sendable: `pendingRowIDs`, `rowsUnknown` and `mailbox` are guarded
-    // by `lock`; the tracker state (`keys`, `hashes`, `rowLevel`, `loadedOnce`) is touched only
+    // by `lock`; the tracker state (`keys`, `hashList`, `rowLevel`, `loadedOnce`…) is touched only
     // by the fetch, which runs on one thread at a time (``LiveObservation``). Objects in a delivery
     // are made by the fetch, referenced by nothing else, and handed whole to the consumer.
     private let query: Query<Model>
@@ -71,12 +71,27 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
     private var counts = ReadCounts()
 
     // The fetch's own.
-    private struct RowHashes: Equatable {
+    private struct RowHashes: Hashable {
         var row: Int
         var order: Int
     }
     private var keys: [RowKey] = []
-    private var hashes: [RowKey: RowHashes] = [:]
+    /// The hashes of the rows of `keys`, in the same order.
+    private var hashList: [RowHashes] = []
+    /// Where each key is in `keys`; made when first needed after `keys` changed.
+    private var knownPositions: [RowKey: Int]?
+    private var positions: [RowKey: Int] {
+        if let knownPositions { return knownPositions }
+        var made: [RowKey: Int] = [:]
+        made.reserveCapacity(keys.count)
+        for (position, key) in keys.enumerated() { made[key] = position }
+        knownPositions = made
+        return made
+    }
+    /// The hashes of the row with `key`, if it is in the result.
+    private func hashes(of key: RowKey) -> RowHashes? {
+        positions[key].map { hashList[$0] }
+    }
     private var loadedOnce = false
     /// Whether the changed rows alone can be read (see the type's documentation).
     private var rowLevel = false
@@ -85,16 +100,23 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
     init(database: Database, query: Query<Model>, doorbell: AsyncThrowingStream<Void, Error>.Continuation) {
         self.query = query
         self.doorbell = doorbell
-        tableKey = (try? ModelSchema.of(Model.self).tableName.lowercased()) ?? ""
+        let schema = try? ModelSchema.of(Model.self)
+        tableKey = schema?.tableName.lowercased() ?? ""
+        var rowIDNames: Set<String> = ["rowid", "oid", "_rowid_"]
+        if case .rowID(let column, _)? = schema?.key { rowIDNames.insert(column.lowercased()) }
+        rowIDColumns = rowIDNames
         super.init(database: database)
         doorbell.onTermination = { [weak self] _ in self?.cancel() }
     }
 
     override var wantsRowChanges: Bool { query.preloaders.isEmpty }
 
+    override var rowTable: String { tableKey }
+
     override func tablesChanged(_ rows: CommittedRows?) {
         lock.withLock {
-            if let rows, !rowsUnknown {
+            if let rows, !rowsUnknown, rows.tables.contains(tableKey),
+               rows.updatedColumns[tableKey].map({ $0.isDisjoint(with: rowIDColumns) }) ?? true {
                 if let changed = rows.rowIDs[tableKey] { pendingRowIDs.formUnion(changed) }
             } else {
                 rowsUnknown = true
@@ -118,6 +140,9 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
 
     /// The model's table name, lowercased (the key of ``CommittedRows``).
     private let tableKey: String
+    /// The names an UPDATE may assign the rowid by (lowercased): when one is assigned, the
+    /// update hook named the row by its new rowid only, so the keys are read.
+    private let rowIDColumns: Set<String>
 
     /// What the consumer has not taken yet, taken whole.
     func take() -> LiveDelivery? {
@@ -158,7 +183,8 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
         }
         if resync {
             keys = []
-            hashes = [:]
+            hashList = []
+            knownPositions = nil
         }
         if let changedRows, changedRows.isEmpty, loadedOnce, rowLevel, !resync {
             // Nothing of the table changed (an extra wake-up): nothing to read — and no read
@@ -166,23 +192,18 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
             return nil
         }
         let readsEverything = !query.preloaders.isEmpty
-        let (found, read, fingerprint) = try database.observedRead(fingerprinting: readsEverything) { connection -> LiveDelivery? in
-            if !query.preloaders.isEmpty { return try readEverything() }
-            if let changedRows, loadedOnce, rowLevel {
-                do {
-                    return try readChangedRows(changedRows, on: connection)
-                } catch is NeedsKeys {
-                    // Read the keys below.
-                }
-            }
-            let delivery = try readKeys(on: connection)
-            keysRead = true
-            return delivery
+        let (found, read, fingerprint): (LiveDelivery?, Set<String>, (value: UInt64, rows: Int))
+        do {
+            (found, read, fingerprint) = try observedRead(changedRows: changedRows, readsEverything: readsEverything)
+        } catch {
+            // The rows taken are not read: the fetch tried again (after `busy`) reads the keys.
+            lock.withLock { rowsUnknown = true }
+            throw error
         }
         if keysRead {
             // The changed rows alone decide only for a query that reads its table alone.
             let table = tableKey
-            rowLevel = replaceFree && read.allSatisfy { name in
+            rowLevel = rowLocal && read.allSatisfy { name in
                 let name = name.lowercased()
                 return name == table || name.hasPrefix("sqlite_") || name == "json_each"
             }
@@ -200,9 +221,27 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
         return read
     }
     private var keysRead = false
+
+    /// The read itself, in one snapshot on a reader (see the type for the three ways).
+    private func observedRead(changedRows: Set<Int64>?, readsEverything: Bool)
+        throws -> (LiveDelivery?, Set<String>, (value: UInt64, rows: Int)) {
+        try database.observedRead(fingerprinting: readsEverything) { connection -> LiveDelivery? in
+            if readsEverything { return try readEverything() }
+            if let changedRows, loadedOnce, rowLevel {
+                do {
+                    return try readChangedRows(changedRows, on: connection)
+                } catch is NeedsKeys {
+                    // Read the keys below.
+                }
+            }
+            let delivery = try readKeys(on: connection)
+            keysRead = true
+            return delivery
+        }
+    }
     private var lastFingerprint: (value: UInt64, rows: Int)?
-    /// Whether neither the model's table nor a trigger mentions REPLACE (see the type).
-    private var replaceFree = false
+    /// Whether the table's rows can be read alone, as far as the query tells (see the type).
+    private var rowLocal = false
 
     /// The query with its relations: every row becomes a fresh object, absorbed in place by
     /// the consumer.
@@ -222,48 +261,68 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
         }
         loadedOnce = true
         keys = newKeys
+        knownPositions = nil
         return LiveDelivery(keys: newKeys, loaded: loaded, carriesRelations: true)
     }
 
     /// The query, stepped: keys and hashes of every row; objects only for rows that entered or
-    /// changed.
+    /// changed. While the rows come in the order and with the keys of the last read, only their
+    /// hashes are compared (and a changed one updated in place); from the first row out of
+    /// place, the keys and hashes are gathered anew.
     private func readKeys(on connection: Connection) throws -> LiveDelivery? {
         let compiled = try query.compile()
         let schema = compiled.schema
-        replaceFree = try mayReadChangedRows(compiled, on: connection)
+        rowLocal = mayReadChangedRows(compiled)
         let valueCount = Int32(1 + schema.columns.count)
         let extra = compiled.orderExpressions.map { ", " + $0 }.joined()
         let sql = "\(compiled.selectKeyword) \(compiled.sql.selectList)\(extra) FROM \(schema.quotedTable)\(compiled.tail)"
-        var newKeys: [RowKey] = []
-        newKeys.reserveCapacity(keys.count)
-        var newHashes: [RowKey: RowHashes] = [:]
-        newHashes.reserveCapacity(hashes.count)
+        var position = 0                       // in `keys`, while the rows stay in place
+        var rebuilt: (keys: [RowKey], hashes: [RowHashes])?
         var loaded: [RowKey: ActiveObject] = [:]
+        var stepped = 0
         try connection.withStatement(sql, compiled.tailArguments) { statement in
             let loader = ObjectLoader(canonicalFor: schema, context: compiled.context)
             guard let handle = statement.sqliteStatement else { return }
             while try statement.step() {
+                stepped += 1
                 let key = rowKey(statement, schema: schema)
-                let rowHashes = RowHashes(row: Self.hash(handle, 0..<valueCount),
-                                          order: Self.hash(handle, valueCount..<sqlite3_column_count(handle)))
-                if hashes[key]?.row != rowHashes.row || newHashes[key] != nil {
+                let rowHashes = RowHashes(row: RowHash.of(handle, 0..<valueCount),
+                                          order: RowHash.of(handle, valueCount..<sqlite3_column_count(handle)))
+                if rebuilt == nil, position < keys.count, keys[position] == key {
+                    if hashList[position] != rowHashes {
+                        loaded[key] = try loader.load(from: statement)
+                        hashList[position] = rowHashes
+                    }
+                    position += 1
+                    continue
+                }
+                if rebuilt == nil {
+                    rebuilt = (Array(keys[..<position]), Array(hashList[..<position]))
+                }
+                if hashes(of: key) != rowHashes || loaded[key] != nil {
                     loaded[key] = try loader.load(from: statement)
                 }
-                newKeys.append(key)
-                newHashes[key] = rowHashes
+                rebuilt!.keys.append(key)
+                rebuilt!.hashes.append(rowHashes)
             }
         }
         lock.withLock {
             counts.keys += 1
-            counts.rows += newKeys.count
+            counts.rows += stepped
+        }
+        if rebuilt == nil && position < keys.count {
+            // The last rows left.
+            rebuilt = (Array(keys[..<position]), Array(hashList[..<position]))
         }
         let first = !loadedOnce
-        let orderChanged = newKeys != keys
         loadedOnce = true
-        keys = newKeys
-        hashes = newHashes
-        guard first || orderChanged || !loaded.isEmpty else { return nil }
-        return LiveDelivery(keys: first || orderChanged ? newKeys : nil, loaded: loaded, carriesRelations: false)
+        if let rebuilt {
+            keys = rebuilt.keys
+            hashList = rebuilt.hashes
+            knownPositions = nil
+        }
+        guard first || rebuilt != nil || !loaded.isEmpty else { return nil }
+        return LiveDelivery(keys: first || rebuilt != nil ? keys : nil, loaded: loaded, carriesRelations: false)
     }
 
     /// Reads the rows a commit of this database changed; nil when nothing in the result changed.
@@ -274,19 +333,20 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
         let schema = compiled.schema
         let valueCount = Int32(1 + schema.columns.count)
         let extra = compiled.orderExpressions.map { ", " + $0 }.joined()
-        let filter = compiled.conditions.isEmpty ? "" : " AND (\(compiled.conditions))"
+        // The filters first: numbered parameters (`?1`) in a raw fragment keep their numbers.
+        let filter = compiled.conditions.isEmpty ? "" : "(\(compiled.conditions)) AND "
         let sql = "SELECT \(compiled.sql.selectList)\(extra) FROM \(schema.quotedTable) "
-            + "WHERE \(compiled.sql.idExpression) IN (SELECT value FROM json_each(?))\(filter)"
+            + "WHERE \(filter)\(compiled.sql.idExpression) IN (SELECT value FROM json_each(?))"
         let list = "[" + changed.map(String.init).joined(separator: ",") + "]"
         var found: [RowKey: (RowHashes, ActiveObject?)] = [:]
-        try connection.withStatement(sql, [.text(list)] + compiled.arguments) { statement in
+        try connection.withStatement(sql, compiled.arguments + [.text(list)]) { statement in
             let loader = ObjectLoader(canonicalFor: schema, context: compiled.context)
             guard let handle = statement.sqliteStatement else { return }
             while try statement.step() {
                 let key = rowKey(statement, schema: schema)
-                let rowHashes = RowHashes(row: Self.hash(handle, 0..<valueCount),
-                                          order: Self.hash(handle, valueCount..<sqlite3_column_count(handle)))
-                let old = hashes[key]
+                let rowHashes = RowHashes(row: RowHash.of(handle, 0..<valueCount),
+                                          order: RowHash.of(handle, valueCount..<sqlite3_column_count(handle)))
+                let old = hashes(of: key)
                 // A row entering, or moving, needs the keys read.
                 guard let old, old.order == rowHashes.order else { throw NeedsKeys() }
                 found[key] = (rowHashes, old.row == rowHashes.row ? nil : try loader.load(from: statement))
@@ -299,7 +359,7 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
         var leaving = Set<RowKey>()
         for rowID in changed where found[.rowID(rowID)] == nil {
             let key = RowKey.rowID(rowID)
-            if hashes[key] != nil {
+            if positions[key] != nil {
                 // A row left: with a limit, another may take its place.
                 guard query.limitCount == nil else { throw NeedsKeys() }
                 leaving.insert(key)
@@ -310,12 +370,21 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
         }
         var loaded: [RowKey: ActiveObject] = [:]
         for (key, (rowHashes, object)) in found {
-            hashes[key] = rowHashes
+            guard let position = positions[key], hashList[position] != rowHashes else { continue }
+            hashList[position] = rowHashes
             if let object { loaded[key] = object }
         }
         if !leaving.isEmpty {
-            keys.removeAll { leaving.contains($0) }
-            for key in leaving { hashes[key] = nil }
+            var keptKeys: [RowKey] = [], keptHashes: [RowHashes] = []
+            keptKeys.reserveCapacity(keys.count)
+            keptHashes.reserveCapacity(keys.count)
+            for (key, rowHashes) in zip(keys, hashList) where !leaving.contains(key) {
+                keptKeys.append(key)
+                keptHashes.append(rowHashes)
+            }
+            keys = keptKeys
+            hashList = keptHashes
+            knownPositions = nil
         }
         guard !leaving.isEmpty || !loaded.isEmpty else { return nil }
         return LiveDelivery(keys: leaving.isEmpty ? nil : keys, loaded: loaded, carriesRelations: false)
@@ -325,19 +394,17 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
     private struct NeedsKeys: Error {}
 
     /// Whether commits of this database may be followed by reading the changed rows alone: the
-    /// model's table is a rowid table whose key is the rowid, and neither the table nor any
-    /// trigger mentions REPLACE (which deletes rows without telling the update hook). (The
-    /// query must also read no other table: see ``fetchAndDeliver(_:)``.)
-    private func mayReadChangedRows(_ compiled: Query<Model>.Compiled, on connection: Connection) throws -> Bool {
+    /// model's table is a rowid table whose key is the rowid, and every filter depends on the
+    /// row alone (no subquery, no `joining`: those depend on other rows, which may change while
+    /// this one does not). (The query must also read no other table: see
+    /// ``fetchAndDeliver(_:)``. Commits whose rows the update hook may not have reported —
+    /// REPLACE, the truncate optimization — come without rows: `Connection+RowChanges.swift`.)
+    private func mayReadChangedRows(_ compiled: Query<Model>.Compiled) -> Bool {
         guard query.preloaders.isEmpty, case .rowID(let column, _) = compiled.schema.key,
               compiled.sql.hasRowID, compiled.database.isRowIDAlias(column, of: compiled.schema.tableName) else {
             return false
         }
-        let others = try connection.scalarValue("""
-            SELECT count(*) FROM sqlite_master WHERE (type = 'trigger' OR (type = 'table' AND name = ? COLLATE NOCASE)) \
-            AND sql LIKE '%replace%'
-            """, [.text(compiled.schema.tableName)])
-        return others == .integer(0)
+        return query.filters.allSatisfy(\.isRowLocal)
     }
 
     private func rowKey(_ statement: Statement, schema: ModelSchema) -> RowKey {
@@ -366,28 +433,51 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
         return .unidentified(unidentifiedCount)
     }
 
-    /// A hash of the current row's columns in `columns` (their types and bytes).
-    private static func hash(_ statement: OpaquePointer, _ columns: Range<Int32>) -> Int {
-        var hasher = Hasher()
+}
+
+/// A 64-bit hash of some columns of a statement's current row (their storage classes and
+/// bytes), for telling whether a row changed since a live result last read it. Words of 8
+/// bytes at a time, each mixed by a multiply and a shift: about 4× cheaper than `Hasher`,
+/// which matters when another process's commit makes a live result hash its whole result.
+enum RowHash {
+    static func of(_ statement: OpaquePointer, _ columns: Range<Int32>) -> Int {
+        var hash: UInt64 = 0x243F_6A88_85A3_08D3
+        @inline(__always) func mix(_ word: UInt64) {
+            hash = (hash ^ word) &* 0x9E37_79B9_7F4A_7C15
+            hash ^= hash >> 29
+        }
         for index in columns {
             let type = sqlite3_column_type(statement, index)
-            hasher.combine(type)
             switch type {
             case SQLITE_INTEGER:
-                hasher.combine(sqlite3_column_int64(statement, index))
+                mix(UInt64(type))
+                mix(UInt64(bitPattern: sqlite3_column_int64(statement, index)))
             case SQLITE_FLOAT:
-                hasher.combine(sqlite3_column_double(statement, index).bitPattern)
+                mix(UInt64(type))
+                mix(sqlite3_column_double(statement, index).bitPattern)
             case SQLITE_TEXT, SQLITE_BLOB:
                 let bytes = type == SQLITE_TEXT
                     ? UnsafeRawPointer(sqlite3_column_text(statement, index))
                     : sqlite3_column_blob(statement, index)
                 let length = Int(sqlite3_column_bytes(statement, index))
-                hasher.combine(length)
-                if let bytes { hasher.combine(bytes: UnsafeRawBufferPointer(start: bytes, count: length)) }
+                mix(UInt64(type) << 56 | UInt64(length))
+                guard let bytes else { continue }
+                var offset = 0
+                while offset + 8 <= length {
+                    mix(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                    offset += 8
+                }
+                if offset < length {
+                    var tail: UInt64 = 0
+                    for byte in 0..<(length - offset) {
+                        tail |= UInt64(bytes.load(fromByteOffset: offset + byte, as: UInt8.self)) << (8 * UInt64(byte))
+                    }
+                    mix(tail)
+                }
             default:
-                break
+                mix(UInt64(type))
             }
         }
-        return hasher.finalize()
+        return Int(bitPattern: UInt(hash))
     }
 }

@@ -42,6 +42,9 @@ class LiveObservation: ObservationEntry, @unchecked Sendable {
     /// Whether the center should report the rows each commit changed.
     var wantsRowChanges: Bool { false }
 
+    /// The table whose rows it wants (see ``wantsRowChanges``).
+    var rowTable: String { "" }
+
     /// One fetch, on a reader thread, for `reason`: delivers what it found to the consumer, and
     /// returns the tables it read — nil when it read nothing (nothing to read: the tables of
     /// the last read stay those the center routes commits by).

@@ -48,14 +48,29 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
     /// The writer's gate, through which the monitor looks at `data_version`.
     private let gate: WriterGate
 
-    init(watchedPaths: [String], gate: WriterGate) {
+    /// Where the observations a commit concerns are told: a serial queue of the center's, so
+    /// that the committing thread wakes one thread, not one per observation (the fetches it
+    /// would start compete with the committing call on few cores); nil tells them on the
+    /// committing thread (tests).
+    private let fanOut: DispatchQueue?
+
+    init(watchedPaths: [String], gate: WriterGate, tellsOnCommittingThread: Bool = false) {
         self.watchedPaths = watchedPaths
         self.gate = gate
+        fanOut = tellsOnCommittingThread ? nil : DispatchQueue(label: "ActiveObjects.ObservationCenter")
     }
 
     var isObserving: Bool { observing.isSet }
 
     var wantsRowChanges: Bool { rowWatchers.value > 0 }
+
+    /// The tables of the observations that want rows, counted, and as a set (under `lock`).
+    private var rowTableCounts: [String: Int] = [:] {
+        didSet { rowTableSet = Set(rowTableCounts.keys) }
+    }
+    private var rowTableSet: Set<String> = []
+
+    var rowTables: Set<String> { lock.withLock { rowTableSet } }
 
     /// Opens a monitor of other connections' commits, or nil when none can happen (in memory).
     private func makeMonitor(_ onChange: @escaping @Sendable () -> Void) -> ChangeMonitor? {
@@ -86,7 +101,10 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
             if entries.updateValue(Registration(entry: entry, tables: nil), forKey: ObjectIdentifier(entry)) == nil {
                 unknownTables += 1
                 generation += 1
-                if entry.wantsRowChanges { _ = rowWatchers.add(1) }
+                if entry.wantsRowChanges {
+                    rowTableCounts[entry.rowTable, default: 0] += 1
+                    rowWatchers.add(1)
+                }
             }
             observing.set()
             if monitor == nil {
@@ -103,7 +121,14 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
     func remove(_ entry: any ObservationEntry) {
         let stopped: (ChangeMonitor, MonitorLink?)? = lock.withLock {
             guard let registration = entries.removeValue(forKey: ObjectIdentifier(entry)) else { return nil }
-            if entry.wantsRowChanges { _ = rowWatchers.add(-1) }
+            if entry.wantsRowChanges {
+                if let count = rowTableCounts[entry.rowTable], count > 1 {
+                    rowTableCounts[entry.rowTable] = count - 1
+                } else {
+                    rowTableCounts[entry.rowTable] = nil
+                }
+                rowWatchers.add(-1)
+            }
             forget(registration.tables)
             guard entries.isEmpty else { return nil }
             observing.clear()
@@ -191,7 +216,12 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
                 return tables.isDisjoint(with: changed) ? nil : registration.entry
             }
         }
-        for entry in concerned { entry.tablesChanged(rows) }
+        guard !concerned.isEmpty else { return }
+        if let fanOut {
+            fanOut.async { for entry in concerned { entry.tablesChanged(rows) } }
+        } else {
+            for entry in concerned { entry.tablesChanged(rows) }
+        }
     }
 
     /// A commit that changed the schema: observations that read a table whose rows changed
@@ -226,6 +256,7 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
             closed = true
             observing.clear()
             rowWatchers.store(0)
+            rowTableCounts.removeAll()
             defer {
                 entries.removeAll()
                 tableCounts.removeAll()
@@ -264,6 +295,8 @@ final class MonitorLink: @unchecked Sendable {
 protocol ObservationEntry: AnyObject, Sendable {
     /// Whether it wants the rows each commit changed (``CommittedRows``); fixed for its life.
     var wantsRowChanges: Bool { get }
+    /// The table whose rows it wants (lowercased), when it wants rows.
+    var rowTable: String { get }
     /// A commit of this database wrote a table the last fetch read; `rows` are the rows it
     /// changed, nil when unknown (or not wanted).
     func tablesChanged(_ rows: CommittedRows?)

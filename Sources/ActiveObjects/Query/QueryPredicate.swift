@@ -95,6 +95,24 @@ indirect enum PredicateNode: Sendable {
     /// `EXISTS (…)` subquery.
     case related(RelatedFilter)
 
+    /// Whether the condition depends on the row it filters alone: no `joining` (a correlated
+    /// subquery), no raw SQL that mentions SELECT (a subquery may read other rows of the same
+    /// table). Live results re-read only the rows a commit changed under such filters.
+    var isRowLocal: Bool {
+        switch self {
+        case .compare, .like, .inList, .isNull, .criteria, .failure:
+            return true
+        case .and(let left, let right), .or(let left, let right):
+            return left.isRowLocal && right.isRowLocal
+        case .not(let inner):
+            return inner.isRowLocal
+        case .sql(let sql, _):
+            return sql.range(of: "select", options: .caseInsensitive) == nil
+        case .related:
+            return false
+        }
+    }
+
     /// A criteria dictionary, sorted by key (so the SQL, and its cached statement, is stable).
     static func criteria(_ dictionary: [String: Any?]) -> PredicateNode {
         .criteria(dictionary.map { (key: $0.key, value: CriteriaValue($0.value)) }.sorted { $0.key < $1.key })

@@ -9,17 +9,26 @@ import Foundation
 // - a `DELETE` without `WHERE` may empty the table at once (the truncate optimization): the
 //   statement changed more rows than the hook reported;
 // - `REPLACE` conflict resolution deletes the conflicting row silently: a statement that
-//   mentions REPLACE (the tables a live result reads are checked for `ON CONFLICT REPLACE`
-//   and triggers when it starts);
+//   mentions REPLACE, and every statement while a table or trigger of the writer's schema
+//   (main or temp) mentions it;
 // - `WITHOUT ROWID` tables never reach the hook (live results of such tables compare).
 //
-// The hook is installed only while a live result wants rows (``CommitSink/wantsRowChanges``),
-// and is switched at the end of a transaction, on the writer's thread: a transaction that
-// began without it reports no rows. Nobody observing costs nothing.
+// The hook is installed only while a live result wants rows (``CommitSink/rowTables``), and
+// is switched between transactions, on the writer's thread (before a statement that writes or
+// begins a transaction outside any, and after each commit): a transaction that began without
+// it reports no rows. It records the rows of the tables live results follow, and only counts
+// the others'. Nobody observing costs nothing.
 
-/// The rows a commit changed, by table (names lowercased): complete, or nil when unknown.
+/// The rows a commit changed in the tables live results follow (names lowercased); a
+/// transaction whose rows are unknown reports nil instead.
 struct CommittedRows: Sendable {
+    /// The tables whose rows were recorded (those followed when the transaction began): a
+    /// table missing here has unknown rows, even with no entry in `rowIDs`.
+    var tables: Set<String> = []
     var rowIDs: [String: Set<Int64>] = [:]
+    /// The columns UPDATEs assigned, by table (of `tables`): a rowid assigned means the hook
+    /// reported the row under its new rowid only.
+    var updatedColumns: [String: Set<String>] = [:]
 }
 
 /// The writer's record of the rows changed since the last commit or rollback.
@@ -28,14 +37,25 @@ struct RowChangeLog {
     var hookInstalled = false
     /// Whether every row changed since the last commit or rollback was reported.
     var isComplete = false
+    /// The tables whose rows are recorded (lowercased).
+    var tables: Set<String> = []
     /// Rows reported by the hook since the last commit or rollback (in the main schema).
     var rowIDs: [String: Set<Int64>] = [:]
-    /// How many rows the hook reported in all (compared with `sqlite3_changes` per statement).
+    /// How many rows the hook reported in all (compared with `sqlite3_total_changes` per
+    /// statement).
     var reported = 0
-    /// The last table name the hook saw, kept as C text and as a key, so that rows of one
-    /// table cost a `strcmp`, not a new `String`.
+    /// The columns UPDATEs assigned since the last commit or rollback, in recorded tables.
+    var updatedColumns: [String: Set<String>] = [:]
+    /// Whether `schemaMentionsReplace` was learned since the schema last changed.
+    var schemaChecked = false
+    /// Whether a table or trigger of the main or temp schema mentions REPLACE (`ON CONFLICT
+    /// REPLACE`, a trigger's `INSERT OR REPLACE`): any write may then delete rows unreported.
+    var schemaMentionsReplace = false
+    /// The last table name the hook saw, kept as C text and as a key (and whether its rows are
+    /// recorded), so that rows of one table cost a `strcmp`, not a new `String`.
     var lastTableName: [CChar] = []
     var lastTableKey = ""
+    var lastTableRecorded = false
 
     mutating func record(table: UnsafePointer<CChar>, rowID: Int64) {
         reported &+= 1
@@ -43,8 +63,9 @@ struct RowChangeLog {
             let name = String(cString: table)
             lastTableName = Array(name.utf8CString)
             lastTableKey = name.lowercased()
+            lastTableRecorded = tables.contains(lastTableKey)
         }
-        rowIDs[lastTableKey, default: []].insert(rowID)
+        if lastTableRecorded { rowIDs[lastTableKey, default: []].insert(rowID) }
     }
 }
 
@@ -62,13 +83,31 @@ private let rowChangeHook: @convention(c) (
 }
 
 extension Connection {
+    /// Before a statement runs on the writer: when it writes or begins a transaction, outside
+    /// any transaction, and the update hook is not as live results want it, sets it up — so
+    /// that the first transaction after a live result started already reports its rows. When
+    /// nothing is followed this is a load and a compare.
+    @inline(__always)
+    func prepareRowLog(for info: StatementInfo) {
+        guard rowLog.hookInstalled != (commitSink?.wantsRowChanges ?? false),
+              info.writes || info.transactionControl != nil, isAutocommit else { return }
+        restartRowLog()
+    }
+
     /// Called between transactions on the writer's thread: installs or removes the update hook
-    /// as the commit sink wants, and starts a new record. A record is complete only when the
-    /// hook was installed for the whole transaction.
+    /// as the commit sink wants, learns the tables to record, and starts a new record. A
+    /// record is complete only when the hook was installed for the whole transaction.
     /// Not from SQLite's rollback hook (`switchingHook` false there): a callback must not
     /// change the connection's hooks.
     func restartRowLog(switchingHook: Bool = true) {
         let wanted = commitSink?.wantsRowChanges ?? false
+        if switchingHook, wanted {
+            let tables = commitSink?.rowTables ?? []
+            if tables != rowLog.tables {
+                rowLog.tables = tables
+                rowLog.lastTableName = []
+            }
+        }
         if switchingHook, wanted != rowLog.hookInstalled, let handle = sqliteConnection {
             if wanted {
                 sqlite3_update_hook(handle, rowChangeHook, Unmanaged.passUnretained(self).toOpaque())
@@ -77,23 +116,42 @@ extension Connection {
             }
             rowLog.hookInstalled = wanted
         }
+        if switchingHook, rowLog.hookInstalled, !rowLog.schemaChecked {
+            // Learned again after each schema change (by anyone: a statement SQLite compiled
+            // again tells), on the writer, which alone sees its own temp triggers.
+            let mentions = try? scalarValue("""
+                SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type IN ('table', 'trigger') AND sql LIKE '%replace%' \
+                UNION ALL SELECT 1 FROM sqlite_temp_master WHERE type IN ('table', 'trigger') AND sql LIKE '%replace%')
+                """)
+            rowLog.schemaMentionsReplace = mentions != .integer(0)
+            rowLog.schemaChecked = true
+        }
         if !rowLog.rowIDs.isEmpty { rowLog.rowIDs.removeAll(keepingCapacity: true) }
-        rowLog.isComplete = rowLog.hookInstalled
+        if !rowLog.updatedColumns.isEmpty { rowLog.updatedColumns.removeAll() }
+        rowLog.isComplete = rowLog.hookInstalled && rowLog.schemaChecked && !rowLog.schemaMentionsReplace
     }
 
-    /// A statement that changed `changed` rows itself ran: when the hook reported fewer rows
-    /// since `reportedBefore` (the truncate optimization), or the statement may delete rows by
-    /// REPLACE, the transaction's rows are no longer known.
-    func checkRowLog(statement: Statement, reportedBefore: Int) {
+    /// A statement that changed `changed` rows (with its triggers and foreign-key actions:
+    /// `sqlite3_total_changes`) ran: when the hook reported fewer rows since `reportedBefore`
+    /// (the truncate optimization, also in a trigger), or the statement may delete rows by
+    /// REPLACE, the transaction's rows are no longer known. The columns its UPDATEs assign in
+    /// recorded tables are noted.
+    func checkRowLog(statement: Statement, info: StatementInfo, changed: Int, reportedBefore: Int) {
         guard rowLog.isComplete else { return }
-        if rowLog.reported &- reportedBefore < lastChanges
+        if rowLog.reported &- reportedBefore < changed
             || statement.sql.range(of: "replace", options: .caseInsensitive) != nil {
             rowLog.isComplete = false
+            return
+        }
+        for (table, columns) in info.updatedColumns where rowLog.tables.contains(table) {
+            rowLog.updatedColumns[table, default: []].formUnion(columns)
         }
     }
 
     /// The rows the transaction being committed changed, or nil when they are unknown.
     var committedRows: CommittedRows? {
-        rowLog.isComplete ? CommittedRows(rowIDs: rowLog.rowIDs) : nil
+        rowLog.isComplete
+            ? CommittedRows(tables: rowLog.tables, rowIDs: rowLog.rowIDs, updatedColumns: rowLog.updatedColumns)
+            : nil
     }
 }

@@ -41,6 +41,7 @@ extension Connection {
         }
         let start = options.traceHandler == nil ? 0 : DispatchTime.now().uptimeNanoseconds
         let info = statement.info
+        if role == .writer { prepareRowLog(for: info) }
         let changesBefore = info.writes ? totalChanges : 0
         let rowsReportedBefore = rowLog.reported
         let recompilesBefore = automaticRecompiles
@@ -73,10 +74,14 @@ extension Connection {
             // writes may have changed too (a trigger added, a view redefined).
             info = relearnInfo(of: statement)
             readRecorder?.record(info)
+            rowLog.schemaChecked = false
         }
         if info.writes {
             let changedRows = totalChanges != changesBefore
-            if changedRows && rowLog.isComplete { checkRowLog(statement: statement, reportedBefore: rowsReportedBefore) }
+            if changedRows && rowLog.isComplete {
+                checkRowLog(statement: statement, info: info, changed: Int(totalChanges &- changesBefore),
+                            reportedBefore: rowsReportedBefore)
+            }
             if (changedRows || (succeeded && info.changesSchema)) && changes.last !== info { changes.append(info) }
             // `Database.changes` and `lastInsertedRowID` follow row writes, not DDL.
             if !info.changesSchema && (succeeded || changedRows) { writeCount &+= 1 }
@@ -87,6 +92,7 @@ extension Connection {
             return
         }
         if info.changesSchema {
+            rowLog.schemaChecked = false
             if !isAutocommit { uncommittedSchemaChange = true }
             schemaChanged?()
         }

@@ -123,8 +123,12 @@ protocol CommitSink: AnyObject {
     /// Whether anyone listens; when false, commits are not reported (no work per commit).
     var isObserving: Bool { get }
     /// Whether a listener wants the rows each commit changed (the update hook; see
-    /// `Connection+RowChanges.swift`). Read between transactions.
+    /// `Connection+RowChanges.swift`). Read before each write outside a transaction: one
+    /// atomic load.
     var wantsRowChanges: Bool { get }
+    /// The tables whose changed rows are wanted (names lowercased). Read between transactions
+    /// while ``wantsRowChanges``.
+    var rowTables: Set<String> { get }
     /// A commit happened; `statements` changed rows or the schema, `rows` are the rows they
     /// changed (nil when unknown). Must not keep the array.
     func committed(_ statements: [StatementInfo], rows: CommittedRows?)

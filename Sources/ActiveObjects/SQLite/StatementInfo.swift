@@ -30,9 +30,15 @@ final class StatementInfo: Sendable {
     /// it calls `last_insert_rowid()`, `changes()` or `total_changes()`, or runs a `PRAGMA`
     /// other than those that only read the database file (``fileReadingPragmas``).
     let readsConnectionState: Bool
+    /// The columns an UPDATE may assign, by table (lowercased; triggers' too): a live result
+    /// learns from it that a row's rowid may have changed, which SQLite's update hook reports
+    /// under the new rowid only.
+    let updatedColumns: [String: Set<String>]
 
     init(readTables: Set<String>, writtenTables: Set<String>, transactionControl: TransactionControl?,
-         changesSchema: Bool, createsConnectionState: Bool = false, readsConnectionState: Bool = false) {
+         changesSchema: Bool, createsConnectionState: Bool = false, readsConnectionState: Bool = false,
+         updatedColumns: [String: Set<String>] = [:]) {
+        self.updatedColumns = updatedColumns
         self.readTables = readTables
         self.writtenTables = writtenTables
         self.transactionControl = transactionControl
@@ -103,11 +109,12 @@ final class StatementInfoCollector {
     private var changesSchema = false
     private var createsConnectionState = false
     private var readsConnectionState = false
+    private var updatedColumns: [String: Set<String>] = [:]
 
     func build() -> StatementInfo {
         StatementInfo(readTables: readTables, writtenTables: writtenTables, transactionControl: transactionControl,
                       changesSchema: changesSchema, createsConnectionState: createsConnectionState,
-                      readsConnectionState: readsConnectionState)
+                      readsConnectionState: readsConnectionState, updatedColumns: updatedColumns)
     }
 
     /// Records one authorizer report (action codes: <https://www.sqlite.org/c3ref/c_alter_table.html>).
@@ -126,7 +133,10 @@ final class StatementInfoCollector {
             // The schema table is reported written by statements that only read it (a
             // table-valued pragma such as `pragma_table_info` reports UPDATEs of its columns);
             // real schema changes report their own actions (CREATE, ALTER, DROP) below.
-            if let first, !Self.schemaTables.contains(first.lowercased()) { writtenTables.insert(first.lowercased()) }
+            if let first, !Self.schemaTables.contains(first.lowercased()) {
+                writtenTables.insert(first.lowercased())
+                if action == SQLITE_UPDATE, let second { updatedColumns[first.lowercased(), default: []].insert(second.lowercased()) }
+            }
         case SQLITE_CREATE_TABLE, SQLITE_DROP_TABLE, SQLITE_CREATE_TEMP_TABLE, SQLITE_DROP_TEMP_TABLE,
              SQLITE_CREATE_VTABLE, SQLITE_DROP_VTABLE:
             changesSchema = true

@@ -15,6 +15,7 @@ import Testing
         private var changed = 0
         var tablesChangedCount: Int { lock.withLock { changed } }
         var wantsRowChanges: Bool { false }
+        var rowTable: String { "" }
         func tablesChanged(_ rows: CommittedRows?) { lock.withLock { changed += 1 } }
         func externalChange() {}
         func end(throwing error: Error) {}
@@ -26,7 +27,7 @@ import Testing
 
     @Test func aCommitReachesOnlyTheObservationsThatReadAWrittenTable() throws {
         let gate = WriterGate(connection: try Connection(path: ":memory:", options: Database.Options(), role: .writer))
-        let center = ObservationCenter(watchedPaths: [], gate: gate)
+        let center = ObservationCenter(watchedPaths: [], gate: gate, tellsOnCommittingThread: true)
         let first = Probe(), second = Probe(), third = Probe()
         #expect(center.add(first) && center.add(second) && center.add(third))
 
