@@ -3,10 +3,12 @@ import Foundation
 // The concurrency and live-query part of a run: its own database file per contender (the
 // `item` table with the read workloads' rows, and the small `other<i>` tables), then the
 // workloads in order: read-threads, read-latency, read-latency-async, live-latency,
-// live-external, live-overhead (the live workloads change rows, so they come last).
+// live-changes, live-commit-cost, live-external, live-changes-external, live-overhead (the
+// live workloads change rows, so they come last).
 
 let concurrencyWorkloads = ["read-threads", "read-latency", "read-latency-async"]
-let liveWorkloads = ["live-latency", "live-external", "live-overhead"]
+let liveWorkloads = ["live-latency", "live-external", "live-overhead", "live-changes", "live-commit-cost",
+                     "live-changes-external"]
 
 @MainActor
 func runConcurrencySection(sizes: Sizes, directory: URL) async throws -> (ConcurrencyResults, LiveResults) {
@@ -43,8 +45,11 @@ func runConcurrencySection(sizes: Sizes, directory: URL) async throws -> (Concur
     let liveContenders = contenders.compactMap { $0 as? LiveContender }
     live.contenders = liveContenders.map(\.name)
     try await runLiveLatency(liveContenders, sizes: sizes, into: &live)
+    try await runLiveChanges(liveContenders, sizes: sizes, into: &live)
+    try await runLiveCommitCost(liveContenders, sizes: sizes, into: &live)
     if let activeObjects = contenders.first(where: { $0 is ActiveObjectsConcurrentContender }) as? ActiveObjectsConcurrentContender {
         try await runLiveExternal(activeObjects, path: paths["ActiveObjects"]!, sizes: sizes, into: &live)
+        try await runLiveChangesExternal(activeObjects, path: paths["ActiveObjects"]!, sizes: sizes, into: &live)
     }
     try await runLiveOverhead(liveContenders, sizes: sizes, into: &live)
     return (concurrency, live)

@@ -36,6 +36,14 @@ struct Sizes {
     var overheadCommitsFull = 100
     var overheadCommitsNormal = 2_000
     var overheadRounds = 20
+    /// live-changes: the sizes of the observed results (commits: ``liveCommits``).
+    var liveChangesRows = [100, 10_000]
+    /// live-commit-cost: rows of each of the live results, commits per third of a round (the
+    /// variants that read the whole result again, a quarter of them), and rounds per
+    /// synchronous mode.
+    var commitCostRows = 1_000
+    var commitCostCommits = 40
+    var commitCostRounds = 4
     /// observe-edit and observe-plain: objects edited per round, and timed rounds.
     var observeObjects = 10_000
     var observeRounds = 30
@@ -52,7 +60,8 @@ struct Sizes {
                              rounds: 3, warmups: 1, memoryRounds: 1, northwindRows: 2_000, northwindRounds: 3,
                              dateParseRounds: 2, threadLookups: 2_000, latencyRows: 20_000, latencyRounds: 1, latencyLookups: 0,
                              liveCommits: 20, externalCommits: 10, overheadCommitsFull: 20, overheadCommitsNormal: 200,
-                             overheadRounds: 2, observeObjects: 2_000, observeRounds: 3)
+                             overheadRounds: 2, liveChangesRows: [100, 10_000], commitCostRows: 1_000,
+                             commitCostCommits: 8, commitCostRounds: 2, observeObjects: 2_000, observeRounds: 3)
 }
 
 /// Contender names, in the order of the report's columns. The first is the reference.

@@ -6,6 +6,7 @@ import Foundation
 //              [--only W,…]   workloads: insert, insert-all, fetch-all, find-id, each, northwind,
 //                             northwind-text, date-parse, read-threads, read-latency,
 //                             read-latency-async, live-latency, live-external, live-overhead,
+//                             live-changes, live-commit-cost, live-changes-external,
 //                             observe-edit, observe-plain, memory-each, memory-cursor, memory-update
 //              [--contenders raw-C,ActiveObjects,GRDB-pool,@Observable,…] [--warmups N]   (subsets, e.g. to profile)
 //              [--svg PATH | --no-svg]               the ratio chart (default: Benchmarks/results.svg,
@@ -70,6 +71,7 @@ func run(_ arguments: [String]) async throws {
             sizes.northwindRounds = rounds
             sizes.dateParseRounds = rounds
             sizes.overheadRounds = rounds
+            sizes.commitCostRounds = rounds
             sizes.observeRounds = rounds
         case "--only", "--contenders":
             index += 1
