@@ -139,7 +139,7 @@ extension Connection {
     func checkRowLog(statement: Statement, info: StatementInfo, changed: Int, reportedBefore: Int) {
         guard rowLog.isComplete else { return }
         if rowLog.reported &- reportedBefore < changed
-            || statement.sql.range(of: "replace", options: .caseInsensitive) != nil {
+            || statement.mentionsReplace {
             rowLog.isComplete = false
             return
         }
