@@ -21,8 +21,8 @@ public struct LiveChange<Model: ActiveObject> {
     public let difference: CollectionDifference<Model>
     /// The objects that stayed in the result and whose values were changed in place (their
     /// observers were told, property by property), in the order of ``elements``. With
-    /// `including`, a change to a related table replaces the relations of every object kept,
-    /// and lists them all here.
+    /// `including`, every change reads the rows and their relations again, replaces the
+    /// relations of every object kept, and lists them all here.
     public let updated: [Model]
 }
 
@@ -33,7 +33,9 @@ public struct LiveChange<Model: ActiveObject> {
 /// changed the result (rows entered, left, moved, or changed values) — from this `Database`,
 /// another `Database` on the same file, or another process. Under a burst of commits,
 /// intermediate states may be skipped; the last element always equals a fresh fetch after the
-/// last commit. See <doc:LiveQueries> for what "in place" promises.
+/// last commit (rows that tie in the query's order keep the order they were placed in: end
+/// the order with the primary key when it matters). See <doc:LiveQueries> for what "in place"
+/// promises.
 ///
 /// Objects are created and changed only inside `next()`, on the isolation that iterates the
 /// sequence (a `for try await` loop on the main actor changes them on the main actor).

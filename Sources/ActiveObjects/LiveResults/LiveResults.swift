@@ -18,7 +18,8 @@ import Observation
 /// - **Unsaved edits stay**: a property the user assigned and has not saved keeps the user's
 ///   value when the row changes underneath; the other properties follow the row.
 /// - **Every commit**: of this `Database`, another `Database` on the same file, another
-///   process. After the last commit, ``elements`` equals a fresh fetch, in order.
+///   process. After the last commit, ``elements`` equals a fresh fetch, in order (rows that
+///   tie in the query's order keep the order they were placed in).
 /// - **Lifetime**: it follows until ``cancel()``, an error (``error``), the database closing,
 ///   or its deallocation.
 @MainActor @Observable
@@ -43,7 +44,8 @@ public final class LiveResults<Model: ActiveObject> {
                     if !self.isLoaded { self.isLoaded = true }
                 }
             } catch {
-                self?.error = error
+                // After cancel(), nothing changes: not even the error.
+                if !Task.isCancelled { self?.error = error }
             }
         }
         following.withLock { $0 = task }

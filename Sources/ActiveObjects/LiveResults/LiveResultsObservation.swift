@@ -36,11 +36,11 @@ struct LiveDelivery {
 ///
 /// Three ways to read, cheapest first:
 /// - **The changed rows** (a commit of this `Database`, with the rows its update hook
-///   reported, ``CommittedRows``): `SELECT … WHERE rowid IN (changed) AND <filters>`. SQLite
+///   reported, ``CommittedRows``): `SELECT … WHERE <filters> AND rowid IN (changed)`. SQLite
 ///   evaluates the filters; a row still in the result whose ORDER BY values are the same bytes
 ///   as before keeps its place. Anything else (a row entering, a row's order values changing, a
-///   row leaving a result with a LIMIT…) needs the next way. Only for a rowid table read alone
-///   (no `joining`, no subquery of another table), whose schema has no `REPLACE`.
+///   row leaving a result with a LIMIT…) needs the next way. Only for a table whose key is the
+///   rowid, read alone, with filters that depend on the row alone (no `joining`, no raw SQL).
 /// - **The keys** (another connection's commit, or the above could not decide): the query
 ///   itself, stepped without making objects; each row's key, a hash of its values and of its
 ///   ORDER BY values are compared with the last read; only rows that entered or whose hash
@@ -277,6 +277,7 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
         let extra = compiled.orderExpressions.map { ", " + $0 }.joined()
         let sql = "\(compiled.selectKeyword) \(compiled.sql.selectList)\(extra) FROM \(schema.quotedTable)\(compiled.tail)"
         var position = 0                       // in `keys`, while the rows stay in place
+        var inPlace: [(position: Int, hashes: RowHashes)] = []   // applied once the read succeeded
         var rebuilt: (keys: [RowKey], hashes: [RowHashes])?
         var loaded: [RowKey: ActiveObject] = [:]
         var stepped = 0
@@ -291,13 +292,15 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
                 if rebuilt == nil, position < keys.count, keys[position] == key {
                     if hashList[position] != rowHashes {
                         loaded[key] = try loader.load(from: statement)
-                        hashList[position] = rowHashes
+                        inPlace.append((position, rowHashes))
                     }
                     position += 1
                     continue
                 }
                 if rebuilt == nil {
-                    rebuilt = (Array(keys[..<position]), Array(hashList[..<position]))
+                    var prefix = Array(hashList[..<position])
+                    for (index, hashes) in inPlace { prefix[index] = hashes }
+                    rebuilt = (Array(keys[..<position]), prefix)
                 }
                 if hashes(of: key) != rowHashes || loaded[key] != nil {
                     loaded[key] = try loader.load(from: statement)
@@ -310,6 +313,7 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
             counts.keys += 1
             counts.rows += stepped
         }
+        for (index, hashes) in inPlace { hashList[index] = hashes }
         if rebuilt == nil && position < keys.count {
             // The last rows left.
             rebuilt = (Array(keys[..<position]), Array(hashList[..<position]))

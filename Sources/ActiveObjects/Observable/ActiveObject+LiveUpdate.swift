@@ -9,7 +9,8 @@ extension ActiveObject {
     /// A column the user assigned and has not saved keeps the user's value; the value it is
     /// compared with (what the row holds) becomes the new row's, so the object still
     /// `hasChanges` — unless the row now holds what the user typed. With `relations`, the
-    /// relations `loaded` preloaded (`including`) replace this object's.
+    /// relations `loaded` preloaded (`including`) replace this object's, and whoever read them
+    /// in a tracking scope is told.
     ///
     /// - Returns: whether any value of the row changed (a column, or the row behind an edit).
     final func absorbRow(of loaded: ActiveObject, schema: ModelSchema, relations: Bool) -> Bool {
@@ -46,7 +47,15 @@ extension ActiveObject {
             }
             if originalsChanged { self.edits = edits }
         }
-        if relations { preloadedRelations = loaded.preloadedRelations }
+        if relations {
+            if isObserved, let registrar = observationRegistrar {
+                registrar.willSet(self, keyPath: ObservedProperty.relations)
+                preloadedRelations = loaded.preloadedRelations
+                registrar.didSet(self, keyPath: ObservedProperty.relations)
+            } else {
+                preloadedRelations = loaded.preloadedRelations
+            }
+        }
         return !changedOffsets.isEmpty || originalsChanged
     }
 

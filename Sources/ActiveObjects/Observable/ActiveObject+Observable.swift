@@ -35,6 +35,16 @@ extension ActiveObject {
     }
 
     /// Registers a read of `id`.
+    /// The relations preloaded by `including`, read by a relation: inside a tracking scope, the
+    /// read is registered, so that a live result replacing them (§17) tells whoever showed them.
+    final var observedPreloadedRelations: [PreloadKey: Any]? {
+        guard let relations = preloadedRelations else { return nil }
+        if TrackingProbe.mayBeTracking, TrackingProbe.isTrackingAfterSettling {
+            registrarForReads().access(self, keyPath: ObservedProperty.relations)
+        }
+        return relations
+    }
+
     final func observeReadOfID() {
         guard TrackingProbe.isTrackingAfterSettling else { return }
         registrarForReads().access(self, keyPath: ObservedProperty.id)
@@ -130,6 +140,9 @@ enum ObservedProperty {
     /// column changing when a load or save makes the values the row's, or a rollback makes
     /// them pending again.
     nonisolated(unsafe) static let changes: KeyPath<ActiveObject, Int> = \ActiveObject.[observedProperty: -2]
+
+    /// The key of the relations preloaded by `including`, which a live result replaces.
+    nonisolated(unsafe) static let relations: KeyPath<ActiveObject, Int> = \ActiveObject.[observedProperty: -3]
 
     /// The key of the property at byte offset `offset`; made once per offset.
     static func atOffset(_ offset: Int) -> KeyPath<ActiveObject, Int> {

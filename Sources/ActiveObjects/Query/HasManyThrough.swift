@@ -72,7 +72,7 @@ public struct HasManyThrough<Target: ActiveObject> {
     /// or when the owner has no key.
     /// - Throws: the errors of a fetch.
     public func all() throws -> [Target] {
-        if let preloaded = owner.preloadedRelations?[try resolve().preloadKey] as? [Target] { return preloaded }
+        if let preloaded = owner.observedPreloadedRelations?[try resolve().preloadKey] as? [Target] { return preloaded }
         guard try parentKeyValue(owner) != nil else { return [] }
         return try query.orderedByKeyIfUnordered.all()
     }
@@ -80,7 +80,7 @@ public struct HasManyThrough<Target: ActiveObject> {
     /// The number of related objects (no SQL when preloaded).
     /// - Throws: the errors of a query.
     public func count() throws -> Int {
-        if let preloaded = owner.preloadedRelations?[try resolve().preloadKey] as? [Target] { return preloaded.count }
+        if let preloaded = owner.observedPreloadedRelations?[try resolve().preloadKey] as? [Target] { return preloaded.count }
         guard try parentKeyValue(owner) != nil else { return 0 }
         return try query.count()
     }
@@ -89,7 +89,7 @@ public struct HasManyThrough<Target: ActiveObject> {
     /// at once, with no SQL, exactly like the synchronous form.
     /// - Throws: as ``all()``.
     nonisolated(nonsending) public func all() async throws -> [Target] {
-        if let preloaded = owner.preloadedRelations?[try resolve().preloadKey] as? [Target] { return preloaded }
+        if let preloaded = owner.observedPreloadedRelations?[try resolve().preloadKey] as? [Target] { return preloaded }
         guard try parentKeyValue(owner) != nil else { return [] }
         let query = self.query.orderedByKeyIfUnordered
         return try await query.all()
@@ -98,7 +98,7 @@ public struct HasManyThrough<Target: ActiveObject> {
     /// Async form of ``count()`` (no SQL when preloaded).
     /// - Throws: as ``count()``.
     nonisolated(nonsending) public func count() async throws -> Int {
-        if let preloaded = owner.preloadedRelations?[try resolve().preloadKey] as? [Target] { return preloaded.count }
+        if let preloaded = owner.observedPreloadedRelations?[try resolve().preloadKey] as? [Target] { return preloaded.count }
         guard try parentKeyValue(owner) != nil else { return 0 }
         let query = self.query
         return try await query.count()

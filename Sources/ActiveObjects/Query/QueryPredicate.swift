@@ -96,8 +96,9 @@ indirect enum PredicateNode: Sendable {
     case related(RelatedFilter)
 
     /// Whether the condition depends on the row it filters alone: no `joining` (a correlated
-    /// subquery), no raw SQL that mentions SELECT (a subquery may read other rows of the same
-    /// table). Live results re-read only the rows a commit changed under such filters.
+    /// subquery), no raw SQL (a subquery may read other rows of the same table; `'now'`,
+    /// `random()` or a function of the app's may change its answer without the row changing).
+    /// Live results re-read only the rows a commit changed under such filters.
     var isRowLocal: Bool {
         switch self {
         case .compare, .like, .inList, .isNull, .criteria, .failure:
@@ -106,9 +107,7 @@ indirect enum PredicateNode: Sendable {
             return left.isRowLocal && right.isRowLocal
         case .not(let inner):
             return inner.isRowLocal
-        case .sql(let sql, _):
-            return sql.range(of: "select", options: .caseInsensitive) == nil
-        case .related:
+        case .sql, .related:
             return false
         }
     }

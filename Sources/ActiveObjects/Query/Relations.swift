@@ -56,7 +56,7 @@ public struct BelongsTo<Parent: ActiveObject> {
         let key = try key(schema)
         let value = try child.columnValue(atSlot: key.slot, schema: schema)
         // A preloaded parent counts only while the key still points at it.
-        if let preloaded = child.preloadedRelations?[key] as? PreloadedParent, preloaded.key == value {
+        if let preloaded = child.observedPreloadedRelations?[key] as? PreloadedParent, preloaded.key == value {
             return preloaded.parent as? Parent
         }
         return try Self.parent(for: value)
@@ -97,7 +97,7 @@ public struct BelongsTo<Parent: ActiveObject> {
         let schema = try ModelSchema.of(childType)
         let key = try key(schema)
         let value = try child.columnValue(atSlot: key.slot, schema: schema)
-        if let preloaded = child.preloadedRelations?[key] as? PreloadedParent, preloaded.key == value {
+        if let preloaded = child.observedPreloadedRelations?[key] as? PreloadedParent, preloaded.key == value {
             return preloaded.parent as? Parent
         }
         guard !value.isNull else { return nil }
@@ -139,7 +139,7 @@ public struct HasMany<Child: ActiveObject> {
     /// - Throws: the errors of a fetch.
     public func all() throws -> [Child] {
         let (key, _) = try key()
-        if let preloaded = parent.preloadedRelations?[key] as? [Child] { return preloaded }
+        if let preloaded = parent.observedPreloadedRelations?[key] as? [Child] { return preloaded }
         guard try parentKeyValue(parent) != nil else { return [] }
         return try query.orderedByKeyIfUnordered.all()
     }
@@ -148,7 +148,7 @@ public struct HasMany<Child: ActiveObject> {
     /// - Throws: the errors of a query.
     public func count() throws -> Int {
         let (key, _) = try key()
-        if let preloaded = parent.preloadedRelations?[key] as? [Child] { return preloaded.count }
+        if let preloaded = parent.observedPreloadedRelations?[key] as? [Child] { return preloaded.count }
         guard try parentKeyValue(parent) != nil else { return 0 }
         return try query.count()
     }
@@ -159,7 +159,7 @@ public struct HasMany<Child: ActiveObject> {
     /// - Throws: as ``all()``.
     nonisolated(nonsending) public func all() async throws -> [Child] {
         let (key, _) = try key()
-        if let preloaded = parent.preloadedRelations?[key] as? [Child] { return preloaded }
+        if let preloaded = parent.observedPreloadedRelations?[key] as? [Child] { return preloaded }
         guard try parentKeyValue(parent) != nil else { return [] }
         let query = self.query.orderedByKeyIfUnordered
         return try await query.all()
@@ -169,7 +169,7 @@ public struct HasMany<Child: ActiveObject> {
     /// - Throws: as ``count()``.
     nonisolated(nonsending) public func count() async throws -> Int {
         let (key, _) = try key()
-        if let preloaded = parent.preloadedRelations?[key] as? [Child] { return preloaded.count }
+        if let preloaded = parent.observedPreloadedRelations?[key] as? [Child] { return preloaded.count }
         guard try parentKeyValue(parent) != nil else { return 0 }
         let query = self.query
         return try await query.count()
@@ -223,7 +223,7 @@ public struct HasOne<Child: ActiveObject> {
     /// - Throws: the errors of a fetch.
     public func get() throws -> Child? {
         let key = try key(ModelSchema.of(Child.self))
-        if let preloaded = parent.preloadedRelations?[key] { return preloaded as? Child }
+        if let preloaded = parent.observedPreloadedRelations?[key] { return preloaded as? Child }
         guard try parentKeyValue(parent) != nil else { return nil }
         return try Query<Child>().adding(childrenFilter(of: parent, through: foreignKey, in: Child.self))
             .orderedByKeyIfUnordered.limit(1).all().first
@@ -234,7 +234,7 @@ public struct HasOne<Child: ActiveObject> {
     /// - Throws: as ``get()``.
     nonisolated(nonsending) public func get() async throws -> Child? {
         let key = try key(ModelSchema.of(Child.self))
-        if let preloaded = parent.preloadedRelations?[key] { return preloaded as? Child }
+        if let preloaded = parent.observedPreloadedRelations?[key] { return preloaded as? Child }
         guard try parentKeyValue(parent) != nil else { return nil }
         let query = Query<Child>().adding(childrenFilter(of: parent, through: foreignKey, in: Child.self))
             .orderedByKeyIfUnordered.limit(1)

@@ -119,11 +119,12 @@ extension Connection {
         if switchingHook, rowLog.hookInstalled, !rowLog.schemaChecked {
             // Learned again after each schema change (by anyone: a statement SQLite compiled
             // again tells), on the writer, which alone sees its own temp triggers.
-            let mentions = try? scalarValue("""
-                SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type IN ('table', 'trigger') AND sql LIKE '%replace%' \
-                UNION ALL SELECT 1 FROM sqlite_temp_master WHERE type IN ('table', 'trigger') AND sql LIKE '%replace%')
-                """)
-            rowLog.schemaMentionsReplace = mentions != .integer(0)
+            let definitions: [String]? = try? rows("""
+                SELECT sql FROM sqlite_master WHERE type IN ('table', 'trigger') AND sql LIKE '%replace%' \
+                UNION ALL SELECT sql FROM sqlite_temp_master WHERE type IN ('table', 'trigger') AND sql LIKE '%replace%'
+                """).map { row -> String in try row[0] }
+            // Unknown (the read failed): as if it did.
+            rowLog.schemaMentionsReplace = definitions.map { $0.contains(where: SQLText.mayReplace) } ?? true
             rowLog.schemaChecked = true
         }
         if !rowLog.rowIDs.isEmpty { rowLog.rowIDs.removeAll(keepingCapacity: true) }
@@ -153,5 +154,18 @@ extension Connection {
         rowLog.isComplete
             ? CommittedRows(tables: rowLog.tables, rowIDs: rowLog.rowIDs, updatedColumns: rowLog.updatedColumns)
             : nil
+    }
+}
+
+/// Reading SQL text without parsing it.
+enum SQLText {
+    /// Whether SQL may resolve a conflict by REPLACE: `INSERT OR REPLACE`, `UPDATE OR REPLACE`,
+    /// `REPLACE INTO`, `ON CONFLICT REPLACE` (a word `replace` elsewhere — a column
+    /// `replaced_at`, the `replace()` function — does not count). May say yes wrongly (in a
+    /// string or comment): that only costs a live result a read of its keys.
+    static func mayReplace(_ sql: String) -> Bool {
+        guard sql.range(of: "replace", options: .caseInsensitive) != nil else { return false }
+        return sql.range(of: #"\b(or|conflict)\s+replace\b|\breplace\s+into\b|^\s*replace\b"#,
+                         options: [.regularExpression, .caseInsensitive]) != nil
     }
 }

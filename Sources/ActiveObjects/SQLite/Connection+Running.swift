@@ -74,7 +74,10 @@ extension Connection {
             // writes may have changed too (a trigger added, a view redefined).
             info = relearnInfo(of: statement)
             readRecorder?.record(info)
+            // Another connection changed the schema (a trigger added, which may REPLACE): this
+            // transaction's rows are unknown, and the schema is checked again after it.
             rowLog.schemaChecked = false
+            rowLog.isComplete = false
         }
         if info.writes {
             let changedRows = totalChanges != changesBefore

@@ -12,7 +12,7 @@ final class Statement {
     let sql: String
     /// Whether the SQL mentions REPLACE (which may delete rows without telling SQLite's update
     /// hook): learned once per statement, when live results first need it.
-    lazy var mentionsReplace: Bool = sql.range(of: "replace", options: .caseInsensitive) != nil
+    lazy var mentionsReplace: Bool = SQLText.mayReplace(sql)
     /// The connection that prepared it (kept alive while the statement lives).
     let connection: Connection
     /// The tables it reads and writes, as SQLite reported them while compiling it — learned
