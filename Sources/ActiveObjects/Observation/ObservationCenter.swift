@@ -48,16 +48,9 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
     /// The writer's gate, through which the monitor looks at `data_version`.
     private let gate: WriterGate
 
-    /// Where the observations a commit concerns are told: a serial queue of the center's, so
-    /// that the committing thread wakes one thread, not one per observation (the fetches it
-    /// would start compete with the committing call on few cores); nil tells them on the
-    /// committing thread (tests).
-    private let fanOut: DispatchQueue?
-
-    init(watchedPaths: [String], gate: WriterGate, tellsOnCommittingThread: Bool = false) {
+    init(watchedPaths: [String], gate: WriterGate) {
         self.watchedPaths = watchedPaths
         self.gate = gate
-        fanOut = tellsOnCommittingThread ? nil : DispatchQueue(label: "ActiveObjects.ObservationCenter")
     }
 
     var isObserving: Bool { observing.isSet }
@@ -66,11 +59,23 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
 
     /// The tables of the observations that want rows, counted, and as a set (under `lock`).
     private var rowTableCounts: [String: Int] = [:] {
-        didSet { rowTableSet = Set(rowTableCounts.keys) }
+        didSet {
+            let tables = Set(rowTableCounts.keys)
+            if tables != rowTableSet {
+                rowTableSet = tables
+                rowTableGeneration.add(1)
+            }
+        }
     }
     private var rowTableSet: Set<String> = []
+    /// Changes whenever `rowTables` does (read without the lock).
+    private let rowTableGeneration = AtomicWord()
 
-    var rowTables: Set<String> { lock.withLock { rowTableSet } }
+    var rowTables: (tables: Set<String>, generation: Int) {
+        lock.withLock { (rowTableSet, rowTableGeneration.value) }
+    }
+
+    var rowTablesGeneration: Int { rowTableGeneration.value }
 
     /// Opens a monitor of other connections' commits, or nil when none can happen (in memory).
     private func makeMonitor(_ onChange: @escaping @Sendable () -> Void) -> ChangeMonitor? {
@@ -216,12 +221,10 @@ final class ObservationCenter: CommitSink, @unchecked Sendable {
                 return tables.isDisjoint(with: changed) ? nil : registration.entry
             }
         }
-        guard !concerned.isEmpty else { return }
-        if let fanOut {
-            fanOut.async { for entry in concerned { entry.tablesChanged(rows) } }
-        } else {
-            for entry in concerned { entry.tablesChanged(rows) }
-        }
+        // Told on the committing thread: a hop to a thread of the center's would spare the
+        // committing call about 0.05 ms with 10 live results on its table, and cost each
+        // element about 0.1 ms (measured with the benchmark's live-changes and live-commit-cost).
+        for entry in concerned { entry.tablesChanged(rows) }
     }
 
     /// A commit that changed the schema: observations that read a table whose rows changed

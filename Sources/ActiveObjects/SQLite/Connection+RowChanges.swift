@@ -37,8 +37,9 @@ struct RowChangeLog {
     var hookInstalled = false
     /// Whether every row changed since the last commit or rollback was reported.
     var isComplete = false
-    /// The tables whose rows are recorded (lowercased).
+    /// The tables whose rows are recorded (lowercased), as of the commit sink's generation.
     var tables: Set<String> = []
+    var tablesGeneration = -1
     /// Rows reported by the hook since the last commit or rollback (in the main schema).
     var rowIDs: [String: Set<Int64>] = [:]
     /// How many rows the hook reported in all (compared with `sqlite3_total_changes` per
@@ -101,12 +102,9 @@ extension Connection {
     /// change the connection's hooks.
     func restartRowLog(switchingHook: Bool = true) {
         let wanted = commitSink?.wantsRowChanges ?? false
-        if switchingHook, wanted {
-            let tables = commitSink?.rowTables ?? []
-            if tables != rowLog.tables {
-                rowLog.tables = tables
-                rowLog.lastTableName = []
-            }
+        if switchingHook, wanted, let sink = commitSink, sink.rowTablesGeneration != rowLog.tablesGeneration {
+            (rowLog.tables, rowLog.tablesGeneration) = sink.rowTables
+            rowLog.lastTableName = []
         }
         if switchingHook, wanted != rowLog.hookInstalled, let handle = sqliteConnection {
             if wanted {

@@ -126,9 +126,12 @@ protocol CommitSink: AnyObject {
     /// `Connection+RowChanges.swift`). Read before each write outside a transaction: one
     /// atomic load.
     var wantsRowChanges: Bool { get }
-    /// The tables whose changed rows are wanted (names lowercased). Read between transactions
-    /// while ``wantsRowChanges``.
-    var rowTables: Set<String> { get }
+    /// The tables whose changed rows are wanted (names lowercased), and a number that changes
+    /// whenever they do. Read between transactions while ``wantsRowChanges``, when
+    /// ``rowTablesGeneration`` moved.
+    var rowTables: (tables: Set<String>, generation: Int) { get }
+    /// The number ``rowTables`` comes with, read without a lock.
+    var rowTablesGeneration: Int { get }
     /// A commit happened; `statements` changed rows or the schema, `rows` are the rows they
     /// changed (nil when unknown). Must not keep the array.
     func committed(_ statements: [StatementInfo], rows: CommittedRows?)

@@ -27,7 +27,7 @@ import Testing
 
     @Test func aCommitReachesOnlyTheObservationsThatReadAWrittenTable() throws {
         let gate = WriterGate(connection: try Connection(path: ":memory:", options: Database.Options(), role: .writer))
-        let center = ObservationCenter(watchedPaths: [], gate: gate, tellsOnCommittingThread: true)
+        let center = ObservationCenter(watchedPaths: [], gate: gate)
         let first = Probe(), second = Probe(), third = Probe()
         #expect(center.add(first) && center.add(second) && center.add(third))
 
