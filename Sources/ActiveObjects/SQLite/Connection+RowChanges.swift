@@ -59,7 +59,6 @@ struct RowChangeLog {
     var lastTableRecorded = false
 
     mutating func record(table: UnsafePointer<CChar>, rowID: Int64) {
-        reported &+= 1
         if lastTableName.isEmpty || strcmp(lastTableName, table) != 0 {
             let name = String(cString: table)
             lastTableName = Array(name.utf8CString)
@@ -76,10 +75,10 @@ private let rowChangeHook: @convention(c) (
 ) -> Void = { context, _, schema, table, rowID in
     guard let context, let table else { return }
     let connection = Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue()
-    guard let schema, strcmp(schema, "main") == 0 else {
-        // A temp or attached table: not followed, and not the one a live result reads.
-        return
-    }
+    // Every row counts (compared with `sqlite3_total_changes`); only the main schema's are
+    // recorded: a temp or attached table is not the one a live result reads.
+    connection.rowLog.reported &+= 1
+    guard let schema, strcmp(schema, "main") == 0 else { return }
     connection.rowLog.record(table: table, rowID: rowID)
 }
 
@@ -116,14 +115,14 @@ extension Connection {
         }
         if switchingHook, rowLog.hookInstalled, !rowLog.schemaChecked {
             // Learned again after each schema change (by anyone: a statement SQLite compiled
-            // again tells), on the writer, which alone sees its own temp triggers.
-            let definitions: [String]? = try? rows("""
-                SELECT sql FROM sqlite_master WHERE type IN ('table', 'trigger') AND sql LIKE '%replace%' \
-                UNION ALL SELECT sql FROM sqlite_temp_master WHERE type IN ('table', 'trigger') AND sql LIKE '%replace%'
-                """).map { row -> String in try row[0] }
-            // Unknown (the read failed): as if it did.
-            rowLog.schemaMentionsReplace = definitions.map { $0.contains(where: SQLText.mayReplace) } ?? true
-            rowLog.schemaChecked = true
+            // again tells), on the writer, which alone sees its own temp triggers. A failed
+            // read (a lock) counts as a yes, and is made again next time.
+            if let definitions = schemaDefinitionsMentioningReplace() {
+                rowLog.schemaMentionsReplace = definitions.contains(where: SQLText.mayReplace)
+                rowLog.schemaChecked = true
+            } else {
+                rowLog.schemaMentionsReplace = true
+            }
         }
         if !rowLog.rowIDs.isEmpty { rowLog.rowIDs.removeAll(keepingCapacity: true) }
         if !rowLog.updatedColumns.isEmpty { rowLog.updatedColumns.removeAll() }
@@ -144,6 +143,37 @@ extension Connection {
         }
         for (table, columns) in info.updatedColumns where rowLog.tables.contains(table) {
             rowLog.updatedColumns[table, default: []].formUnion(columns)
+        }
+    }
+
+    /// The SQL of the tables and triggers of the main and temp schemas that mention `replace`,
+    /// read with the C API directly: not a statement of the app's (no trace, no bookkeeping of
+    /// what it read), never waiting for a lock. Nil when it cannot be read now.
+    private func schemaDefinitionsMentioningReplace() -> [String]? {
+        guard let handle = sqliteConnection else { return nil }
+        let sql = """
+            SELECT sql FROM sqlite_master WHERE type IN ('table', 'trigger') AND sql LIKE '%replace%' \
+            UNION ALL SELECT sql FROM sqlite_temp_master WHERE type IN ('table', 'trigger') AND sql LIKE '%replace%'
+            """
+        var statement: OpaquePointer?
+        // Our own compilation: the authorizer's reports must not count as a re-compile.
+        let prepared = collecting(into: StatementInfoCollector()) {
+            sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
+        }
+        guard prepared == SQLITE_OK, let statement else { return nil }
+        defer { sqlite3_finalize(statement) }
+        sqlite3_busy_timeout(handle, 0)
+        defer { sqlite3_busy_timeout(handle, Int32(clamping: options.busyTimeoutNanoseconds / 1_000_000)) }
+        var definitions: [String] = []
+        while true {
+            switch sqlite3_step(statement) {
+            case SQLITE_ROW:
+                if let text = sqlite3_column_text(statement, 0) { definitions.append(String(cString: text)) }
+            case SQLITE_DONE:
+                return definitions
+            default:
+                return nil
+            }
         }
     }
 
