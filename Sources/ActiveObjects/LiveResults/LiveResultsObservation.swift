@@ -74,6 +74,20 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
     private struct RowHashes: Hashable {
         var row: Int
         var order: Int
+
+        /// The hashes of the current row of a statement of ``columns(of:)``: of the model's
+        /// values, and of the ORDER BY values after them.
+        init(of statement: OpaquePointer, schema: ModelSchema) {
+            let valueCount = Int32(1 + schema.columns.count)
+            row = RowHash.of(statement, 0..<valueCount)
+            order = RowHash.of(statement, valueCount..<sqlite3_column_count(statement))
+        }
+    }
+
+    /// The result columns of both reads: the model's canonical select list (the loader's
+    /// layout), then the ORDER BY expressions, whose hash tells whether a row may have moved.
+    private static func columns(of compiled: Query<Model>.Compiled) -> String {
+        compiled.sql.selectList + compiled.orderExpressions.map { ", " + $0 }.joined()
     }
     private var keys: [RowKey] = []
     /// The hashes of the rows of `keys`, in the same order.
@@ -93,9 +107,21 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
         positions[key].map { hashList[$0] }
     }
     private var loadedOnce = false
-    /// Whether the changed rows alone can be read (see the type's documentation).
+    /// Whether the changed rows alone can be read (see the type's documentation): the query
+    /// allows it (`rowLocal`, from ``mayReadChangedRows(_:)``) and its last keys read read
+    /// its table alone.
     private var rowLevel = false
+    private var rowLocal = false
     private var unidentifiedCount = 0
+    /// The fingerprint of the last read of everything (`including`).
+    private var lastFingerprint: (value: UInt64, rows: Int)?
+    private var resyncRequested = false      // guarded by `lock`
+
+    /// The model's table name, lowercased (the key of ``CommittedRows``).
+    private let tableKey: String
+    /// The names an UPDATE may assign the rowid by (lowercased): when one is assigned, the
+    /// update hook named the row by its new rowid only, so the keys are read.
+    private let rowIDColumns: Set<String>
 
     init(database: Database, query: Query<Model>, doorbell: AsyncThrowingStream<Void, Error>.Continuation) {
         self.query = query
@@ -138,12 +164,6 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
         doorbell.finish(throwing: error)
     }
 
-    /// The model's table name, lowercased (the key of ``CommittedRows``).
-    private let tableKey: String
-    /// The names an UPDATE may assign the rowid by (lowercased): when one is assigned, the
-    /// update hook named the row by its new rowid only, so the keys are read.
-    private let rowIDColumns: Set<String>
-
     /// What the consumer has not taken yet, taken whole.
     func take() -> LiveDelivery? {
         lock.withLock {
@@ -161,7 +181,6 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
         }
         request(.tables)
     }
-    private var resyncRequested = false
 
     private func deliver(_ delivery: LiveDelivery) {
         lock.withLock {
@@ -192,9 +211,9 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
             return nil
         }
         let readsEverything = !query.preloaders.isEmpty
-        let (found, read, fingerprint): (LiveDelivery?, Set<String>, (value: UInt64, rows: Int))
+        let ((found, keysRead), read, fingerprint): ((LiveDelivery?, Bool), Set<String>, (value: UInt64, rows: Int))
         do {
-            (found, read, fingerprint) = try observedRead(changedRows: changedRows, readsEverything: readsEverything)
+            ((found, keysRead), read, fingerprint) = try observedRead(changedRows: changedRows, readsEverything: readsEverything)
         } catch {
             // The rows taken are not read: the fetch tried again (after `busy`) reads the keys.
             lock.withLock { rowsUnknown = true }
@@ -207,7 +226,6 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
                 let name = name.lowercased()
                 return name == table || name.hasPrefix("sqlite_") || name == "json_each"
             }
-            keysRead = false
         }
         var delivery = found
         if readsEverything {
@@ -220,28 +238,23 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
         if let delivery { deliver(delivery) }
         return read
     }
-    private var keysRead = false
 
-    /// The read itself, in one snapshot on a reader (see the type for the three ways).
+    /// The read itself, in one snapshot on a reader (see the type for the three ways): what to
+    /// deliver, and whether it was a read of the keys.
     private func observedRead(changedRows: Set<Int64>?, readsEverything: Bool)
-        throws -> (LiveDelivery?, Set<String>, (value: UInt64, rows: Int)) {
-        try database.observedRead(fingerprinting: readsEverything) { connection -> LiveDelivery? in
-            if readsEverything { return try readEverything() }
+        throws -> ((LiveDelivery?, keysRead: Bool), Set<String>, (value: UInt64, rows: Int)) {
+        try database.observedRead(fingerprinting: readsEverything) { connection -> (LiveDelivery?, keysRead: Bool) in
+            if readsEverything { return (try readEverything(), false) }
             if let changedRows, loadedOnce, rowLevel {
                 do {
-                    return try readChangedRows(changedRows, on: connection)
+                    return (try readChangedRows(changedRows, on: connection), false)
                 } catch is NeedsKeys {
                     // Read the keys below.
                 }
             }
-            let delivery = try readKeys(on: connection)
-            keysRead = true
-            return delivery
+            return (try readKeys(on: connection), true)
         }
     }
-    private var lastFingerprint: (value: UInt64, rows: Int)?
-    /// Whether the table's rows can be read alone, as far as the query tells (see the type).
-    private var rowLocal = false
 
     /// The query with its relations: every row becomes a fresh object, absorbed in place by
     /// the consumer.
@@ -255,7 +268,7 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
         var newKeys: [RowKey] = []
         var loaded: [RowKey: ActiveObject] = [:]
         for object in objects {
-            let key = try rowKey(of: object, schema: schema)
+            let key = rowKey(of: object, schema: schema)
             newKeys.append(key)
             loaded[key] = object
         }
@@ -273,9 +286,7 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
         let compiled = try query.compile()
         let schema = compiled.schema
         rowLocal = mayReadChangedRows(compiled)
-        let valueCount = Int32(1 + schema.columns.count)
-        let extra = compiled.orderExpressions.map { ", " + $0 }.joined()
-        let sql = "\(compiled.selectKeyword) \(compiled.sql.selectList)\(extra) FROM \(schema.quotedTable)\(compiled.tail)"
+        let sql = "\(compiled.selectKeyword) \(Self.columns(of: compiled)) FROM \(schema.quotedTable)\(compiled.tail)"
         var position = 0                       // in `keys`, while the rows stay in place
         var inPlace: [(position: Int, hashes: RowHashes)] = []   // applied once the read succeeded
         var rebuilt: (keys: [RowKey], hashes: [RowHashes])?
@@ -287,8 +298,7 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
             while try statement.step() {
                 stepped += 1
                 let key = rowKey(statement, schema: schema)
-                let rowHashes = RowHashes(row: RowHash.of(handle, 0..<valueCount),
-                                          order: RowHash.of(handle, valueCount..<sqlite3_column_count(handle)))
+                let rowHashes = RowHashes(of: handle, schema: schema)
                 if rebuilt == nil, position < keys.count, keys[position] == key {
                     if hashList[position] != rowHashes {
                         loaded[key] = try loader.load(from: statement)
@@ -335,11 +345,9 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
     private func readChangedRows(_ changed: Set<Int64>, on connection: Connection) throws -> LiveDelivery? {
         let compiled = try query.compile()
         let schema = compiled.schema
-        let valueCount = Int32(1 + schema.columns.count)
-        let extra = compiled.orderExpressions.map { ", " + $0 }.joined()
         // The filters first: numbered parameters (`?1`) in a raw fragment keep their numbers.
         let filter = compiled.conditions.isEmpty ? "" : "(\(compiled.conditions)) AND "
-        let sql = "SELECT \(compiled.sql.selectList)\(extra) FROM \(schema.quotedTable) "
+        let sql = "SELECT \(Self.columns(of: compiled)) FROM \(schema.quotedTable) "
             + "WHERE \(filter)\(compiled.sql.idExpression) IN (SELECT value FROM json_each(?))"
         let list = "[" + changed.map(String.init).joined(separator: ",") + "]"
         var found: [RowKey: (RowHashes, ActiveObject?)] = [:]
@@ -348,8 +356,7 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
             guard let handle = statement.sqliteStatement else { return }
             while try statement.step() {
                 let key = rowKey(statement, schema: schema)
-                let rowHashes = RowHashes(row: RowHash.of(handle, 0..<valueCount),
-                                          order: RowHash.of(handle, valueCount..<sqlite3_column_count(handle)))
+                let rowHashes = RowHashes(of: handle, schema: schema)
                 let old = hashes(of: key)
                 // A row entering, or moving, needs the keys read.
                 guard let old, old.order == rowHashes.order else { throw NeedsKeys() }
@@ -423,7 +430,7 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
         return .unidentified(unidentifiedCount)
     }
 
-    private func rowKey(of object: ActiveObject, schema: ModelSchema) throws -> RowKey {
+    private func rowKey(of object: ActiveObject, schema: ModelSchema) -> RowKey {
         switch schema.key {
         case .rowID:
             if let id = object.rowID { return .rowID(id) }

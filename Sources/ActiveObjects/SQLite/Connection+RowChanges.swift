@@ -100,12 +100,18 @@ extension Connection {
     /// Not from SQLite's rollback hook (`switchingHook` false there): a callback must not
     /// change the connection's hooks.
     func restartRowLog(switchingHook: Bool = true) {
+        if switchingHook { setUpRowLog() }
+        if !rowLog.rowIDs.isEmpty { rowLog.rowIDs.removeAll(keepingCapacity: true) }
+        if !rowLog.updatedColumns.isEmpty { rowLog.updatedColumns.removeAll() }
+        rowLog.isComplete = rowLog.hookInstalled && rowLog.schemaChecked && !rowLog.schemaMentionsReplace
+    }
+
+    /// Installs or removes the update hook as the commit sink wants; while installed, learns
+    /// the tables to record when they changed, and whether the schema may REPLACE when the
+    /// schema changed.
+    private func setUpRowLog() {
         let wanted = commitSink?.wantsRowChanges ?? false
-        if switchingHook, wanted, let sink = commitSink, sink.rowTablesGeneration != rowLog.tablesGeneration {
-            (rowLog.tables, rowLog.tablesGeneration) = sink.rowTables
-            rowLog.lastTableName = []
-        }
-        if switchingHook, wanted != rowLog.hookInstalled, let handle = sqliteConnection {
+        if wanted != rowLog.hookInstalled, let handle = sqliteConnection {
             if wanted {
                 sqlite3_update_hook(handle, rowChangeHook, Unmanaged.passUnretained(self).toOpaque())
             } else {
@@ -113,7 +119,12 @@ extension Connection {
             }
             rowLog.hookInstalled = wanted
         }
-        if switchingHook, rowLog.hookInstalled, !rowLog.schemaChecked {
+        guard rowLog.hookInstalled, let sink = commitSink else { return }
+        if sink.rowTablesGeneration != rowLog.tablesGeneration {
+            (rowLog.tables, rowLog.tablesGeneration) = sink.rowTables
+            rowLog.lastTableName = []
+        }
+        if !rowLog.schemaChecked {
             // Learned again after each schema change (by anyone: a statement SQLite compiled
             // again tells), on the writer, which alone sees its own temp triggers. A failed
             // read (a lock) counts as a yes, and is made again next time.
@@ -124,9 +135,6 @@ extension Connection {
                 rowLog.schemaMentionsReplace = true
             }
         }
-        if !rowLog.rowIDs.isEmpty { rowLog.rowIDs.removeAll(keepingCapacity: true) }
-        if !rowLog.updatedColumns.isEmpty { rowLog.updatedColumns.removeAll() }
-        rowLog.isComplete = rowLog.hookInstalled && rowLog.schemaChecked && !rowLog.schemaMentionsReplace
     }
 
     /// A statement that changed `changed` rows (with its triggers and foreign-key actions:
