@@ -21,10 +21,13 @@ final class LiveTag: ActiveObject {
 }
 
 /// A file database (WAL, readers: the defaults) for the live-result models.
-func withLiveResultsDB<T: Sendable>(_ body: @escaping @Sendable @MainActor (Database, String) async throws -> T) async throws -> T {
+/// `open` opens another kind (in memory, one connection…) from the file's path.
+func withLiveResultsDB<T: Sendable>(opening open: (String) throws -> Database = { try Database(path: $0) },
+                                    _ body: @escaping @Sendable @MainActor (Database, String) async throws -> T)
+    async throws -> T {
     let folder = try TemporaryDirectory()
     let path = folder.path("live-results.sqlite")
-    let db = try Database(path: path)
+    let db = try open(path)
     liveResultsDatabase.withLock { $0 = db }
     defer {
         try? db.close()

@@ -33,28 +33,20 @@ extension LiveChangesTests {
     /// check runs on the writer inside publishCommit; row-level reads still converge after DDL.
     @Test(arguments: [0, 1, 2])
     func secondReviewSchemaCheckOnOneConnection(mode: Int) async throws {
-        let db: Database
-        let folder = try TemporaryDirectory()
-        switch mode {
-        case 0:
-            db = try Database.inMemory()
-        case 1:
-            var options = Database.Options()
-            options.maximumReaderCount = 0
-            db = try Database(path: folder.path("one.sqlite"), options: options)
-        default:
-            var options = Database.Options()
-            options.journalMode = .delete
-            db = try Database(path: folder.path("delete.sqlite"), options: options)
-        }
-        liveResultsDatabase.withLock { $0 = db }
-        defer {
-            try? db.close()
-            liveResultsDatabase.withLock { $0 = nil }
-        }
-        try LiveTag.createTable()
-        try LiveItem.createTable()
-        try await withTimeout(60) { @MainActor in
+        try await withLiveResultsDB(opening: { path in
+            switch mode {
+            case 0:
+                return try Database.inMemory()
+            case 1:
+                var options = Database.Options()
+                options.maximumReaderCount = 0
+                return try Database(path: path, options: options)
+            default:
+                var options = Database.Options()
+                options.journalMode = .delete
+                return try Database(path: path, options: options)
+            }
+        }) { db, _ in
             try addItem("a", score: 1)
             try addItem("b", score: 2)
             let query = LiveItem.where(\.$shown == true).order(by: \.$score)
