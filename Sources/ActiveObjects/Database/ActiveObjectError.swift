@@ -49,6 +49,11 @@ public enum ActiveObjectError: Error, CustomStringConvertible, LocalizedError, S
     /// a write inside `db.read { }`, a raw `COMMIT` inside `db.transaction { }`, saving an
     /// object that was loaded without its primary key…
     case misuse(String)
+    /// A synchronization request or reply that was refused whole, with nothing applied: a
+    /// request a ``SyncHub`` cannot parse, of another protocol version, too large, naming a
+    /// model or column the hub does not know, or another user's device; a reply a
+    /// ``SyncEngine`` cannot read. The reason names what was wrong.
+    case syncRefused(reason: String)
 
     /// Whether two errors are the same case with equal details. Two `migrationFailed` errors
     /// are equal when their names are and their underlying errors are equal: by `==` when
@@ -70,6 +75,7 @@ public enum ActiveObjectError: Error, CustomStringConvertible, LocalizedError, S
         case let (.duplicateMigration(n1), .duplicateMigration(n2)): return n1 == n2
         case let (.misuse(r1), .misuse(r2)): return r1 == r2
         case let (.notInserted(t1), .notInserted(t2)): return t1 == t2
+        case let (.syncRefused(r1), .syncRefused(r2)): return r1 == r2
         default:
             // Different cases (a case added above without its pair here compares unequal).
             return false
@@ -112,6 +118,8 @@ public enum ActiveObjectError: Error, CustomStringConvertible, LocalizedError, S
             return "A migration named \"\(name)\" is already registered"
         case let .misuse(reason):
             return "Misuse: \(reason)"
+        case let .syncRefused(reason):
+            return "Synchronization refused: \(reason)"
         case let .notInserted(table):
             return "SQLite ignored the INSERT into \"\(table)\": no row was inserted (a constraint with ON CONFLICT IGNORE, a RAISE(IGNORE) trigger, or an INSTEAD OF trigger); the object is still new"
         }

@@ -107,6 +107,8 @@ extension ActiveRecord where Self: ActiveObject {
             try connection.execute("CREATE UNIQUE INDEX IF NOT EXISTS \(name) ON \(schema.quotedTable)(\(list))")
         }
         for statement in ddl.indexSQL { try connection.execute(statement) }
+        // The synchronization triggers recreated above name the old columns: bring them up to date.
+        if schema.modelType.isSynchronized { try SyncCapture.install(schema, on: connection) }
         try ForeignKeys.check(connection)
     }
 }

@@ -30,8 +30,15 @@ extension ActiveRecord where Self: ActiveObject {
     ///   default cannot be written as the column's `DEFAULT` (NaN, a date text strategies
     ///   cannot write, text containing NUL in a UTF-16 database); ``DatabaseError`` from
     ///   SQLite (nothing is changed: it all runs in one transaction).
+    ///
+    /// For an ``ActiveObject/isSynchronized`` model it also installs (or brings up to date)
+    /// the triggers that record the table's changes for a ``SyncEngine``, and writes the pulled
+    /// values that waited for the columns it adds; it throws
+    /// ``ActiveObjectError/invalidModel(model:reason:)`` when such a model has no single UUID
+    /// or String key.
     public static func createTable(in database: Database) throws {
         let schema = try ModelSchema.of(self)
+        if schema.modelType.isSynchronized { _ = try SyncCapture.keyColumn(of: schema) }
         try database.transaction {
             try database.withAccess(.write) { access in
                 let connection = access.connection
@@ -58,6 +65,7 @@ extension ActiveRecord where Self: ActiveObject {
                     }
                 }
                 for statement in ddl.indexSQL { try connection.execute(statement) }
+                if schema.modelType.isSynchronized { try SyncCapture.install(schema, on: connection) }
             }
         }
     }

@@ -209,6 +209,26 @@ nonisolated open class ActiveObject: CustomStringConvertible, Identifiable {
     ///   conflicts on it, and ``id`` stays the rowid where the table has one.
     open class var primaryKey: String { "id" }
 
+    /// Whether the model's table is synchronized between devices by a ``SyncEngine`` (§18).
+    /// Default `false`.
+    ///
+    /// A synchronized model has a single primary key column of type `UUID` or `String`, so
+    /// that devices can create rows without asking each other for numbers:
+    ///
+    /// ```swift
+    /// final class Note: ActiveObject {
+    ///     override class var isSynchronized: Bool { true }
+    ///     override class var primaryKey: String { "uuid" }
+    ///     @Column var uuid = UUID()
+    ///     @Column var title = ""
+    /// }
+    /// ```
+    ///
+    /// ``createTable()`` of a synchronized model also installs the triggers that record every
+    /// insert, update and delete of the table — by any connection or process — in the same
+    /// transaction as the change. See <doc:Sync>.
+    open class var isSynchronized: Bool { false }
+
     /// The columns of a composite primary key, in key order (`["OrderID", "ProductID"]`); each
     /// must be a declared `@Column`. Default `[primaryKey]`.
     open class var primaryKeys: [String] { [primaryKey] }

@@ -1,0 +1,144 @@
+import Foundation
+
+/// One user's data in a hub's database, read and written on the writer inside a transaction
+/// the caller holds:
+///
+/// - `activeobjects_hub_rows`: one row per synchronized row — `seq`, the user's position of its
+///   last change (what pulls follow), `origin`, the device that made that change, and
+///   `other_seq`, the position of the last change made by any other device;
+/// - `activeobjects_hub_fields`: one row per field — its value and the stamp of the edit that
+///   wrote it (`+` and `-` are the row's insert and delete stamps);
+/// - `activeobjects_hub_devices`: which user each device belongs to.
+struct HubStore {
+    let connection: Connection
+    let user: String
+
+    /// Merges the pushed rows and reads the rows to pull.
+    func exchange(_ request: SyncRequest, limit: Int) throws -> SyncReply {
+        try register(device: request.device)
+        var seq = try lastSequence()
+        for row in request.push {
+            if try merge(row) {
+                seq += 1
+                try recordChange(table: row.table, key: row.key, device: request.device, seq: seq)
+            }
+        }
+        let (rows, cursor, more) = try changes(since: request.since, for: request.device, limit: limit)
+        return SyncReply(version: SyncProtocol.version, accepted: request.push.count, rows: rows, cursor: cursor, more: more)
+    }
+
+    /// Refuses a device that belongs to another user; remembers a new one.
+    private func register(device: Int64) throws {
+        let owner = try connection.scalarValue("SELECT user FROM \(SyncHub.devicesTable) WHERE device = ?", [.integer(device)])
+        switch owner {
+        case .text(let owner)? where owner == user: return
+        case .some: throw ActiveObjectError.syncRefused(reason: "the device \(device) belongs to another user")
+        case nil:
+            try connection.execute("INSERT INTO \(SyncHub.devicesTable) (device, user) VALUES (?, ?)", [.integer(device), .text(user)])
+        }
+    }
+
+    private func lastSequence() throws -> Int64 {
+        if case .integer(let seq)? = try connection.scalarValue(
+            "SELECT max(seq) FROM \(SyncHub.rowsTable) WHERE user = ?", [.text(user)]) { return seq }
+        return 0
+    }
+
+    /// Keeps, field by field, the later stamp. Returns whether anything changed.
+    private func merge(_ row: SyncRow) throws -> Bool {
+        var changed = false
+        for (column, field) in row.fields {
+            try connection.execute(
+                """
+                INSERT INTO \(SyncHub.fieldsTable) (user, tbl, pk, col, value, hlc, node) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (user, tbl, pk, col) DO UPDATE SET value = excluded.value, hlc = excluded.hlc, node = excluded.node
+                WHERE excluded.hlc > hlc OR (excluded.hlc = hlc AND excluded.node > node)
+                """,
+                [.text(user), .text(row.table), row.key, .text(column), field.value,
+                 .integer(field.stamp.time), .integer(field.stamp.node)])
+            if connection.lastChanges > 0 { changed = true }
+        }
+        return changed
+    }
+
+    /// Moves a changed row to position `seq`, made by `device`.
+    private func recordChange(table: String, key: DatabaseValue, device: Int64, seq: Int64) throws {
+        // other_seq: the last change by a device other than the row's latest origin. When the
+        // origin changes, the previous change (by the previous origin) becomes that.
+        try connection.execute(
+            """
+            INSERT INTO \(SyncHub.rowsTable) (user, tbl, pk, seq, origin, other_seq) VALUES (?, ?, ?, ?, ?, 0)
+            ON CONFLICT (user, tbl, pk) DO UPDATE SET
+                other_seq = CASE WHEN origin = excluded.origin THEN other_seq ELSE seq END,
+                origin = excluded.origin, seq = excluded.seq
+            """,
+            [.text(user), .text(table), key, .integer(seq), .integer(device)])
+    }
+
+    /// The rows changed after `since` other than only by `device`, in order of change, at most
+    /// `limit`; the cursor to resume from; whether more rows wait.
+    private func changes(since: Int64, for device: Int64, limit: Int) throws -> ([SyncRow], Int64, Bool) {
+        var cursor = since
+        var found: [(table: String, key: DatabaseValue)] = []
+        var scanned = 0
+        let scanLimit = limit * 20
+        try connection.withStatement(
+            "SELECT tbl, pk, seq, origin, other_seq FROM \(SyncHub.rowsTable) WHERE user = ? AND seq > ? ORDER BY seq",
+            [.text(user), .integer(since)]
+        ) { statement in
+            while try statement.step() {
+                guard case .text(let table) = statement.value(at: 0), case .integer(let seq) = statement.value(at: 2),
+                      case .integer(let origin) = statement.value(at: 3), case .integer(let otherSeq) = statement.value(at: 4)
+                else { continue }
+                cursor = seq
+                scanned += 1
+                // Rows only this device changed since its cursor: it has them already.
+                if origin != device || otherSeq > since { found.append((table, statement.value(at: 1))) }
+                if found.count == limit || scanned == scanLimit { break }
+            }
+        }
+        let more = try connection.scalarValue(
+            "SELECT 1 FROM \(SyncHub.rowsTable) WHERE user = ? AND seq > ? LIMIT 1", [.text(user), .integer(cursor)]) != nil
+        var rows: [SyncRow] = []
+        rows.reserveCapacity(found.count)
+        for (table, key) in found {
+            rows.append(SyncRow(table: table, key: key, fields: try fields(table: table, key: key)))
+        }
+        return (rows, cursor, more)
+    }
+
+    private func fields(table: String, key: DatabaseValue) throws -> [String: SyncField] {
+        var fields: [String: SyncField] = [:]
+        try connection.withStatement(
+            "SELECT col, value, hlc, node FROM \(SyncHub.fieldsTable) WHERE user = ? AND tbl = ? AND pk = ?",
+            [.text(user), .text(table), key]
+        ) { statement in
+            while try statement.step() {
+                guard case .text(let column) = statement.value(at: 0), case .integer(let time) = statement.value(at: 2),
+                      case .integer(let node) = statement.value(at: 3) else { continue }
+                fields[column] = SyncField(value: statement.value(at: 1), stamp: SyncStamp(time: time, node: node))
+            }
+        }
+        return fields
+    }
+
+    /// The rows of `table` that exist, as column → value (the key under `keyColumn`), by key.
+    func rows(table: String, keyColumn: String) throws -> [[String: DatabaseValue]] {
+        var keys: [DatabaseValue] = []
+        try connection.withStatement(
+            "SELECT pk FROM \(SyncHub.rowsTable) WHERE user = ? AND tbl = ? ORDER BY pk", [.text(user), .text(table)]
+        ) { statement in
+            while try statement.step() { keys.append(statement.value(at: 0)) }
+        }
+        var result: [[String: DatabaseValue]] = []
+        for key in keys {
+            let fields = try fields(table: table, key: key)
+            guard SyncRow.isAlive(inserted: fields[SyncProtocol.insertedField]?.stamp,
+                                  deleted: fields[SyncProtocol.deletedField]?.stamp) else { continue }
+            var row: [String: DatabaseValue] = [keyColumn: key]
+            for (column, field) in fields where !SyncProtocol.isRowStateField(column) { row[column] = field.value }
+            result.append(row)
+        }
+        return result
+    }
+}

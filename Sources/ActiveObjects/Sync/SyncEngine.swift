@@ -1,0 +1,324 @@
+import Foundation
+
+/// What one ``SyncEngine/synchronize()`` did.
+public struct SyncReport: Sendable, Hashable, CustomStringConvertible {
+    /// The number of changed rows pushed to the hub and stored there.
+    public let pushed: Int
+    /// The number of rows inserted, updated or deleted on this device from the hub's changes.
+    public let pulled: Int
+
+    /// A report of `pushed` and `pulled` rows.
+    public init(pushed: Int, pulled: Int) {
+        self.pushed = pushed
+        self.pulled = pulled
+    }
+
+    /// `pushed 3, pulled 5`.
+    public var description: String { "pushed \(pushed), pulled \(pulled)" }
+}
+
+/// How a device exchanges synchronization messages with a hub: one request, one reply.
+///
+/// ``HTTPSyncTransport`` posts them to a server. Tests and other protocols implement it
+/// themselves — an in-process transport can call ``SyncHub/handle(request:user:)`` directly:
+///
+/// ```swift
+/// struct Direct: SyncTransport {
+///     let hub: SyncHub
+///     func exchange(_ request: Data) async throws -> Data {
+///         try await hub.handle(request: request, user: "alice")
+///     }
+/// }
+/// ```
+///
+/// A transport that fails or is interrupted simply throws: the engine keeps every change
+/// queued and resumes where it stopped at the next ``SyncEngine/synchronize()``.
+public protocol SyncTransport: Sendable {
+    /// Sends one request to the hub and returns its reply.
+    /// - Throws: whatever stops the exchange (no network, a refused request): the engine's
+    ///   ``SyncEngine/synchronize()`` throws it, with the changes still queued.
+    func exchange(_ request: Data) async throws -> Data
+}
+
+/// The device side of synchronization: pushes the changes recorded in this database to a hub
+/// and applies the changes the hub holds for the user (§18).
+///
+/// ```swift
+/// let engine = try SyncEngine(database: db, models: [Note.self, Folder.self],
+///                             transport: HTTPSyncTransport(url: serverURL, token: userToken))
+/// let report = try await engine.synchronize()
+/// print(report.pushed, report.pulled)
+/// let waiting = try engine.pendingChangeCount()
+/// ```
+///
+/// Changes are recorded by triggers whoever writes, in the same transaction as the change, and
+/// stay queued until the hub has stored them; a pulled row is a commit like any other (live
+/// queries see it). The engine does nothing between calls: call ``synchronize()`` when the app
+/// starts, after local edits, on a timer or on a push notification — as often as you like.
+/// See <doc:Sync>.
+public final class SyncEngine: Sendable {
+    /// The device's database.
+    public let database: Database
+    /// The transport to the hub.
+    public let transport: any SyncTransport
+    /// The most rows one request pushes (the hub's limit on request size also applies).
+    public let batchSize: Int
+
+    /// The synchronized tables: name → key column.
+    private let keyColumns: [String: String]
+    private let tableNames: [String]
+    /// The synchronize() in progress, which the next one waits for.
+    private let running = LockedValue<Task<SyncReport, any Error>?>(nil)
+
+    /// The largest request the engine builds, in bytes (below the hub's default limit).
+    static let requestBudget = 4 << 20
+
+    /// Creates an engine for `models` in `database`, exchanging through `transport`. Installs
+    /// change capture on each model's table that exists (``ActiveObjectError`` tables created
+    /// later get it from ``ActiveRecord/createTable()``); rows a table already holds are queued
+    /// as inserted the first time.
+    ///
+    /// - Parameter batchSize: the most rows a request pushes or a reply brings (default 500).
+    /// - Throws: ``ActiveObjectError/invalidModel(model:reason:)`` for a model that is not
+    ///   ``ActiveObject/isSynchronized`` or has no UUID or String key;
+    ///   ``ActiveObjectError/invalidArgument(_:)`` for an empty model list or a batch size below 1;
+    ///   ``DatabaseError`` from installing the triggers.
+    public init(database: Database, models: [ActiveObject.Type], transport: any SyncTransport, batchSize: Int = 500) throws {
+        guard !models.isEmpty else { throw ActiveObjectError.invalidArgument("SyncEngine needs at least one model") }
+        guard batchSize >= 1 else { throw ActiveObjectError.invalidArgument("batchSize must be at least 1, not \(batchSize)") }
+        self.database = database
+        self.transport = transport
+        self.batchSize = batchSize
+        var keyColumns: [String: String] = [:]
+        var schemas: [ModelSchema] = []
+        for model in models {
+            let schema = try ModelSchema.of(model)
+            keyColumns[schema.tableName] = try SyncCapture.keyColumn(of: schema).name
+            schemas.append(schema)
+        }
+        self.keyColumns = keyColumns
+        tableNames = schemas.map(\.tableName)
+        try database.transaction {
+            try database.withAccess(.write) { access in
+                for statement in SyncCapture.bookkeepingSQL { try access.connection.execute(statement) }
+                _ = try SyncLedger(connection: access.connection).node()
+                for schema in schemas { try SyncCapture.install(schema, on: access.connection) }
+            }
+        }
+    }
+
+    /// The number of rows with changes not yet stored by the hub (inserted, updated or deleted
+    /// rows, each counted once however often it changed).
+    /// - Throws: ``DatabaseError``, ``ActiveObjectError/databaseClosed``.
+    public func pendingChangeCount() throws -> Int {
+        try database.read {
+            try database.withAccess(.read) { access in
+                try SyncLedger(connection: access.connection).pendingRowCount(tables: tableNames)
+            }
+        }
+    }
+
+    /// Pushes every change queued when it is called and pulls everything the hub holds for the
+    /// user, in as many exchanges as it takes; then applies the pulled rows in one transaction.
+    ///
+    /// Calls on one engine run one after the other. A call that throws loses nothing: changes
+    /// the hub did not acknowledge stay queued, and rows already received are kept and applied
+    /// by the next call, which resumes pulling where this one stopped.
+    ///
+    /// - Returns: the number of rows pushed and pulled.
+    /// - Throws: what the transport throws; ``ActiveObjectError/syncRefused(reason:)`` when the
+    ///   hub refused a request (its reason) or sent a reply the engine cannot read;
+    ///   ``DatabaseError`` when a pulled row cannot be written (a `UNIQUE` constraint another
+    ///   device's row breaks: nothing of the pull is applied until it is resolved);
+    ///   `CancellationError` when the task is cancelled (between exchanges).
+    public func synchronize() async throws -> SyncReport {
+        let task: Task<SyncReport, any Error> = running.withLock { running in
+            let previous = running
+            let task = Task { [self] in
+                _ = await previous?.result
+                return try await run()
+            }
+            running = task
+            return task
+        }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    // MARK: One synchronization
+
+    private func run() async throws -> SyncReport {
+        let through = try await perform { ledger in
+            try ledger.fold()
+            return try ledger.lastSequence()
+        }
+        var pushed = 0
+        var pulling = true
+        while true {
+            try Task.checkCancellation()
+            let outgoing = try await perform { ledger in try self.outgoingBatch(ledger, through: through) }
+            if outgoing.rows.isEmpty && !pulling { break }
+            let request = SyncRequest(version: SyncProtocol.version, device: outgoing.node, user: nil,
+                                      push: outgoing.rows, since: outgoing.cursor, limit: batchSize)
+            let replyData = try await transport.exchange(try SyncProtocol.encoder().encode(request))
+            let reply = try decodeReply(replyData, pushed: outgoing.rows.count)
+            try await perform { ledger in
+                try ledger.removeEntries(outgoing.entries)
+                if !reply.rows.isEmpty {
+                    try ledger.connection.execute("INSERT INTO \(SyncCapture.inboxTable) (reply) VALUES (?)", [.blob(replyData)])
+                }
+                try ledger.setCursor(reply.cursor)
+            }
+            pushed += outgoing.rows.count
+            pulling = reply.more
+            if outgoing.rows.isEmpty && !reply.more { break }
+        }
+        let pulled = try await perform { ledger in try self.applyInbox(ledger) }
+        return SyncReport(pushed: pushed, pulled: pulled)
+    }
+
+    /// Runs `body` in a write transaction on the database's writer queue.
+    private func perform<T: Sendable>(_ body: @escaping @Sendable (SyncLedger) throws -> T) async throws -> T {
+        let database = database
+        return try await database.perform(.writing) {
+            try database.transaction {
+                try database.withAccess(.write) { access in try body(SyncLedger(connection: access.connection)) }
+            }
+        }
+    }
+
+    private struct Outgoing: Sendable {
+        var rows: [SyncRow]
+        var entries: [Int64]
+        var node: Int64
+        var cursor: Int64
+    }
+
+    /// The next batch of queued rows (up to `through`), within the batch size and the request budget.
+    private func outgoingBatch(_ ledger: SyncLedger, through: Int64) throws -> Outgoing {
+        try ledger.fold()
+        let pending = try ledger.pendingRows(limit: batchSize, through: through, tables: tableNames)
+        var rows: [SyncRow] = []
+        var budget = Self.requestBudget
+        var lastRow = pending.rows.count
+        for (index, row) in pending.rows.enumerated() {
+            guard let keyColumn = keyColumns[row.table] else {
+                // A table this engine does not synchronize (another engine's): leave it queued.
+                continue
+            }
+            let outgoing = try ledger.outgoingRow(table: row.table, key: row.key, keyColumn: keyColumn)
+            let size = Self.estimatedSize(outgoing)
+            if size > Self.requestBudget {
+                throw ActiveObjectError.syncRefused(
+                    reason: "the row \(row.key) of \(row.table) takes about \(size) bytes, more than one request may carry (\(Self.requestBudget))")
+            }
+            if size > budget { lastRow = index; break }
+            budget -= size
+            rows.append(outgoing)
+        }
+        // Acknowledge only the entries of rows sent.
+        var sent = Set<SyncRowKey>()
+        for row in rows { sent.insert(SyncRowKey(table: row.table, key: row.key)) }
+        var entries: [Int64] = []
+        if lastRow < pending.rows.count || rows.count < pending.rows.count {
+            entries = try entriesOf(sent, ledger: ledger, through: through)
+        } else {
+            entries = pending.entries
+        }
+        return Outgoing(rows: rows, entries: entries, node: try ledger.node(), cursor: try ledger.cursor())
+    }
+
+    private func entriesOf(_ rows: Set<SyncRowKey>, ledger: SyncLedger, through: Int64) throws -> [Int64] {
+        var entries: [Int64] = []
+        try ledger.connection.withStatement(
+            "SELECT seq, tbl, pk FROM \(SyncCapture.logTable) WHERE kind < 3 AND seq <= ? AND tbl IN (SELECT value FROM json_each(?)) ORDER BY seq",
+            [.integer(through), .text(jsonArray(tableNames))]
+        ) { statement in
+            while try statement.step() {
+                guard case .integer(let seq) = statement.value(at: 0), case .text(let table) = statement.value(at: 1) else { continue }
+                if rows.contains(SyncRowKey(table: table, key: statement.value(at: 2))) { entries.append(seq) }
+            }
+        }
+        return entries
+    }
+
+    /// About how many bytes a row takes as JSON.
+    static func estimatedSize(_ row: SyncRow) -> Int {
+        var size = 32 + row.table.utf8.count + estimatedSize(row.key)
+        for (column, field) in row.fields { size += column.utf8.count + 48 + estimatedSize(field.value) }
+        return size
+    }
+
+    private static func estimatedSize(_ value: DatabaseValue) -> Int {
+        switch value {
+        case .null: return 4
+        case .integer: return 20
+        case .real: return 32
+        case .text(let text): return text.utf8.count * 2 + 2
+        case .blob(let data): return data.count * 4 / 3 + 12
+        }
+    }
+
+    private func decodeReply(_ data: Data, pushed: Int) throws -> SyncReply {
+        let reply: SyncReply
+        do {
+            reply = try JSONDecoder().decode(SyncReply.self, from: data)
+        } catch let error as DecodingError {
+            throw ActiveObjectError.syncRefused(reason: "the hub's reply cannot be read: \(error.syncDescription)")
+        } catch {
+            throw ActiveObjectError.syncRefused(reason: "the hub's reply cannot be read: \(error)")
+        }
+        guard reply.version == SyncProtocol.version else {
+            throw ActiveObjectError.syncRefused(
+                reason: "the hub replied with protocol version \(reply.version); this device speaks \(SyncProtocol.version)")
+        }
+        guard reply.accepted == pushed else {
+            throw ActiveObjectError.syncRefused(reason: "the hub stored \(reply.accepted) of the \(pushed) rows pushed")
+        }
+        return reply
+    }
+
+    /// Applies every pulled reply waiting in the inbox, in one transaction with foreign-key
+    /// checks deferred to its end, then empties the inbox. Returns the number of rows changed.
+    private func applyInbox(_ ledger: SyncLedger) throws -> Int {
+        let connection = ledger.connection
+        var replies: [Data] = []
+        try connection.withStatement("SELECT reply FROM \(SyncCapture.inboxTable) ORDER BY batch", []) { statement in
+            while try statement.step() {
+                if case .blob(let data) = statement.value(at: 0) { replies.append(data) }
+            }
+        }
+        guard !replies.isEmpty else { return 0 }
+        try connection.execute("PRAGMA defer_foreign_keys = ON")
+        try ledger.fold()
+        let before = try ledger.lastSequence()
+        var columnsByTable: [String: Set<String>] = [:]
+        var latest: Int64 = 0
+        var changed = 0
+        for data in replies {
+            let reply = try JSONDecoder().decode(SyncReply.self, from: data)
+            for row in reply.rows {
+                if columnsByTable[row.table] == nil {
+                    columnsByTable[row.table] = Set(try SyncCapture.tableColumns(row.table, on: connection))
+                }
+                for field in row.fields.values { latest = max(latest, field.stamp.time) }
+                // Rows of a table this engine does not synchronize (yet) are kept, parked.
+                let keyColumn = keyColumns[row.table]
+                let columns = keyColumn == nil ? [] : columnsByTable[row.table] ?? []
+                if try ledger.apply(row, keyColumn: keyColumn, columns: columns) {
+                    changed += 1
+                }
+            }
+        }
+        // The triggers recorded the rows just written (and what cascaded from them): they came
+        // from the hub, so they are not local changes.
+        try connection.execute("DELETE FROM \(SyncCapture.logTable) WHERE seq > ?", [.integer(before)])
+        if latest > 0 { try ledger.observe(latest) }
+        if try connection.scalarValue("PRAGMA foreign_keys") == .integer(1) { try ledger.repairForeignKeys() }
+        try connection.execute("DELETE FROM \(SyncCapture.inboxTable)")
+        return changed
+    }
+}

@@ -1,0 +1,400 @@
+import Foundation
+
+/// A device's synchronization state in its database file, read and written on the writer inside
+/// a transaction the caller holds:
+///
+/// - `activeobjects_sync_log`: changes not yet stored by the hub, appended by the triggers
+///   (``SyncCapture``), and clock entries written after pulled rows were applied;
+/// - `activeobjects_sync_fields`: the stamp of every field of every synchronized row — and the
+///   value of a pulled field whose column the table does not have yet (parked);
+/// - `activeobjects_sync_state`: the device's node, its clock, and the pull cursor;
+/// - `activeobjects_sync_inbox`: pulled replies waiting to be applied together.
+struct SyncLedger {
+    let connection: Connection
+
+    // MARK: State
+
+    private func state(_ name: String) throws -> DatabaseValue? {
+        try connection.scalarValue("SELECT value FROM \(SyncCapture.stateTable) WHERE name = ?", [.text(name)])
+    }
+
+    private func setState(_ name: String, _ value: DatabaseValue) throws {
+        try connection.execute(
+            "INSERT INTO \(SyncCapture.stateTable) (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+            [.text(name), value])
+    }
+
+    private func integerState(_ name: String) throws -> Int64 {
+        if case .integer(let value)? = try state(name) { return value }
+        return 0
+    }
+
+    /// This device's node: a random number chosen once per file, breaking ties between stamps.
+    func node() throws -> Int64 {
+        if case .integer(let node)? = try state("node") { return node }
+        var node: Int64 = 0
+        while node == 0 { node = Int64.random(in: 1...Int64.max) }
+        try setState("node", .integer(node))
+        return node
+    }
+
+    /// The pull cursor: the hub's position of the last row received.
+    func cursor() throws -> Int64 { try integerState("cursor") }
+    func setCursor(_ cursor: Int64) throws { try setState("cursor", .integer(cursor)) }
+
+    /// The last sequence number of the log (0 when empty).
+    func lastSequence() throws -> Int64 {
+        if case .integer(let seq)? = try connection.scalarValue("SELECT max(seq) FROM \(SyncCapture.logTable)") { return seq }
+        return 0
+    }
+
+    // MARK: Fields
+
+    /// The stamps (and parked values) of one row's fields.
+    func fields(table: String, key: DatabaseValue) throws -> [String: (stamp: SyncStamp, parked: Bool, value: DatabaseValue)] {
+        var result: [String: (stamp: SyncStamp, parked: Bool, value: DatabaseValue)] = [:]
+        try connection.withStatement(
+            "SELECT col, hlc, node, parked, value FROM \(SyncCapture.fieldsTable) WHERE tbl = ? AND pk = ?",
+            [.text(table), key]
+        ) { statement in
+            while try statement.step() {
+                guard case .text(let column) = statement.value(at: 0),
+                      case .integer(let time) = statement.value(at: 1),
+                      case .integer(let node) = statement.value(at: 2) else { continue }
+                result[column] = (SyncStamp(time: time, node: node), statement.value(at: 3) == .integer(1), statement.value(at: 4))
+            }
+        }
+        return result
+    }
+
+    /// Records a field's stamp, when it is later than the one recorded; with `parked`, also its
+    /// value (a column the table does not have yet).
+    func setField(table: String, key: DatabaseValue, column: String, stamp: SyncStamp,
+                  parked: Bool = false, value: DatabaseValue = .null) throws {
+        try connection.execute(
+            """
+            INSERT INTO \(SyncCapture.fieldsTable) (tbl, pk, col, hlc, node, parked, value) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (tbl, pk, col) DO UPDATE SET hlc = excluded.hlc, node = excluded.node,
+                parked = excluded.parked, value = excluded.value
+            WHERE excluded.hlc > hlc OR (excluded.hlc = hlc AND excluded.node > node)
+            """,
+            [.text(table), key, .text(column), .integer(stamp.time), .integer(stamp.node),
+             .integer(parked ? 1 : 0), parked ? value : .null])
+    }
+
+    // MARK: Folding the log
+
+    /// Gives every change logged since the last fold its stamp, in the order of the log — a
+    /// hybrid logical clock: the moment the trigger recorded, or one more than the latest stamp
+    /// this device made or saw, whichever is later — and records the stamps of the fields it
+    /// changed. Entries stay in the log until the hub stored them. Returns the clock.
+    @discardableResult
+    func fold() throws -> Int64 {
+        let node = try node()
+        var clock = try integerState("clock")
+        var columnsByTable: [String: [String]] = [:]
+        var clockEntries: [Int64] = []
+        var stamped: [(seq: Int64, table: String, key: DatabaseValue, columns: [String], stamp: SyncStamp)] = []
+        // Entries not folded yet have no stamp; they follow every folded one in the log (a new
+        // entry's number is one more than the largest left).
+        try connection.withStatement(
+            "SELECT seq, tbl, pk, kind, t, cols, stamp FROM \(SyncCapture.logTable) WHERE stamp IS NULL OR kind = 3 ORDER BY seq", []
+        ) { statement in
+            while try statement.step() {
+                guard case .integer(let seq) = statement.value(at: 0),
+                      case .integer(let rawKind) = statement.value(at: 3),
+                      let kind = SyncCapture.Kind(rawValue: rawKind) else { continue }
+                if kind == .clock {
+                    if case .integer(let stamp) = statement.value(at: 6) { clock = max(clock, stamp) }
+                    clockEntries.append(seq)
+                    continue
+                }
+                guard case .text(let table) = statement.value(at: 1) else { continue }
+                var physical: Int64 = 0
+                switch statement.value(at: 4) {
+                case .real(let day): physical = SyncStamp.physical(julianDay: day)
+                case .integer(let day): physical = SyncStamp.physical(julianDay: Double(day))
+                default: break
+                }
+                clock = max(physical, clock + 1)
+                let columns: [String]
+                switch kind {
+                case .insert: columns = [SyncProtocol.insertedField]
+                case .delete: columns = [SyncProtocol.deletedField]
+                case .update:
+                    guard case .text(let names) = statement.value(at: 5) else { continue }
+                    columns = names.split(separator: SyncCapture.columnSeparator).map(String.init)
+                case .clock: continue
+                }
+                stamped.append((seq, table, statement.value(at: 2), columns, SyncStamp(time: clock, node: node)))
+            }
+        }
+        guard !stamped.isEmpty || !clockEntries.isEmpty else { return clock }
+        for entry in stamped {
+            var columns = entry.columns
+            if columns == [SyncProtocol.insertedField] {
+                // An insert writes every column of the row as the table has it.
+                if columnsByTable[entry.table] == nil {
+                    columnsByTable[entry.table] = try SyncCapture.tableColumns(entry.table, on: connection, includingKey: false)
+                }
+                columns += columnsByTable[entry.table] ?? []
+            }
+            for column in columns {
+                try setField(table: entry.table, key: entry.key, column: column, stamp: entry.stamp)
+            }
+            try connection.execute("UPDATE \(SyncCapture.logTable) SET stamp = ? WHERE seq = ?",
+                                   [.integer(entry.stamp.time), .integer(entry.seq)])
+        }
+        for seq in clockEntries {
+            try connection.execute("DELETE FROM \(SyncCapture.logTable) WHERE seq = ?", [.integer(seq)])
+        }
+        try setState("clock", .integer(clock))
+        return clock
+    }
+
+    /// A stamp for an edit the library makes now (after ``fold()``).
+    func freshStamp() throws -> SyncStamp {
+        let clock = max(SyncStamp.physicalNow(), try integerState("clock") + 1)
+        try setState("clock", .integer(clock))
+        return SyncStamp(time: clock, node: try node())
+    }
+
+    /// Records that the clock has seen `stamp` (a pulled edit): later local edits are stamped after it.
+    func observe(_ time: Int64) throws {
+        try connection.execute(
+            "INSERT INTO \(SyncCapture.logTable) (tbl, kind, stamp) VALUES ('', \(SyncCapture.Kind.clock.rawValue), ?)",
+            [.integer(time)])
+    }
+
+    // MARK: Pending changes
+
+    /// The number of rows with changes the hub has not stored yet.
+    func pendingRowCount(tables: [String]) throws -> Int {
+        let value = try connection.scalarValue(
+            "SELECT count(*) FROM (SELECT 1 FROM \(SyncCapture.logTable) WHERE kind < 3 AND tbl IN (SELECT value FROM json_each(?)) GROUP BY tbl, pk)",
+            [.text(jsonArray(tables))])
+        if case .integer(let count)? = value { return Int(count) }
+        return 0
+    }
+
+    /// The first rows of the log (in the order they were first changed), at most `limit` of
+    /// them, with the log entries that name them, up to `through`.
+    func pendingRows(limit: Int, through: Int64, tables: [String]) throws -> (rows: [(table: String, key: DatabaseValue)], entries: [Int64]) {
+        var rows: [(table: String, key: DatabaseValue)] = []
+        var seen = Set<SyncRowKey>()
+        var entries: [Int64] = []
+        try connection.withStatement(
+            "SELECT seq, tbl, pk FROM \(SyncCapture.logTable) WHERE kind < 3 AND seq <= ? AND tbl IN (SELECT value FROM json_each(?)) ORDER BY seq",
+            [.integer(through), .text(jsonArray(tables))]
+        ) { statement in
+            while try statement.step() {
+                guard case .integer(let seq) = statement.value(at: 0), case .text(let table) = statement.value(at: 1) else { continue }
+                let key = statement.value(at: 2)
+                let rowKey = SyncRowKey(table: table, key: key)
+                if !seen.contains(rowKey) {
+                    if rows.count == limit { break }
+                    seen.insert(rowKey)
+                    rows.append((table, key))
+                }
+                entries.append(seq)
+            }
+        }
+        return (rows, entries)
+    }
+
+    /// Removes log entries the hub stored.
+    func removeEntries(_ entries: [Int64]) throws {
+        for chunk in stride(from: 0, to: entries.count, by: 500) {
+            let slice = entries[chunk..<min(chunk + 500, entries.count)]
+            try connection.execute(
+                "DELETE FROM \(SyncCapture.logTable) WHERE seq IN (SELECT value FROM json_each(?))",
+                [.text("[" + slice.map(String.init).joined(separator: ",") + "]")])
+        }
+    }
+
+    /// A row's state to push: every stamped field, with the value the table holds (or the
+    /// parked value of a column it lacks). A row the stamps say exists but the table does not
+    /// hold (removed by a cascade while pulled rows were applied) is recorded as deleted now.
+    func outgoingRow(table: String, key: DatabaseValue, keyColumn: String) throws -> SyncRow {
+        let stamps = try fields(table: table, key: key)
+        var current: [String: DatabaseValue] = [:]
+        var exists = false
+        try connection.withStatement(
+            "SELECT * FROM \(SQLIdentifier.quote(table)) WHERE \(SQLIdentifier.quote(keyColumn)) = ?", [key]
+        ) { statement in
+            guard try statement.step() else { return }
+            exists = true
+            for index in 0..<statement.columnCount { current[statement.columnName(index)] = statement.value(at: index) }
+        }
+        var fields: [String: SyncField] = [:]
+        for (column, field) in stamps {
+            if SyncProtocol.isRowStateField(column) {
+                fields[column] = SyncField(value: .null, stamp: field.stamp)
+            } else if column.lowercased() == keyColumn.lowercased() {
+                continue
+            } else if let value = current[column] {
+                fields[column] = SyncField(value: value, stamp: field.stamp)
+            } else if field.parked {
+                fields[column] = SyncField(value: field.value, stamp: field.stamp)
+            }
+        }
+        let alive = SyncRow.isAlive(inserted: fields[SyncProtocol.insertedField]?.stamp,
+                                    deleted: fields[SyncProtocol.deletedField]?.stamp)
+        if !exists && alive && !stamps.isEmpty {
+            let stamp = try freshStamp()
+            try setField(table: table, key: key, column: SyncProtocol.deletedField, stamp: stamp)
+            fields[SyncProtocol.deletedField] = SyncField(value: .null, stamp: stamp)
+        }
+        return SyncRow(table: table, key: key, fields: fields)
+    }
+
+    // MARK: Applying pulled rows
+
+    /// Merges one pulled row: each field whose stamp is later than the device's replaces it;
+    /// then the row is inserted, updated or deleted to match. Returns whether the table changed.
+    /// Fields of columns the table does not have (or of a table not created yet) are parked.
+    func apply(_ row: SyncRow, keyColumn: String?, columns: Set<String>) throws -> Bool {
+        let local = try fields(table: row.table, key: row.key)
+        var winners: [String: SyncField] = [:]
+        for (column, field) in row.fields where local[column].map({ field.stamp > $0.stamp }) ?? true {
+            winners[column] = field
+        }
+        guard !winners.isEmpty else { return false }
+        let lowerColumns = Set(columns.map { $0.lowercased() })
+        for (column, field) in winners {
+            let parked = !SyncProtocol.isRowStateField(column) && !lowerColumns.contains(column.lowercased())
+            try setField(table: row.table, key: row.key, column: column, stamp: field.stamp, parked: parked, value: field.value)
+        }
+        guard let keyColumn, !columns.isEmpty else { return false }
+        func merged(_ name: String) -> SyncStamp? {
+            [local[name]?.stamp, winners[name]?.stamp].compactMap { $0 }.max()
+        }
+        let alive = SyncRow.isAlive(inserted: merged(SyncProtocol.insertedField), deleted: merged(SyncProtocol.deletedField))
+        let table = SQLIdentifier.quote(row.table)
+        let quotedKey = SQLIdentifier.quote(keyColumn)
+        let exists = try connection.scalarValue("SELECT 1 FROM \(table) WHERE \(quotedKey) = ?", [row.key]) != nil
+        guard alive else {
+            guard exists else { return false }
+            try connection.execute("DELETE FROM \(table) WHERE \(quotedKey) = ?", [row.key])
+            return true
+        }
+        let written = winners.filter { column, _ in
+            !SyncProtocol.isRowStateField(column) && lowerColumns.contains(column.lowercased())
+                && column.lowercased() != keyColumn.lowercased()
+        }.sorted { $0.key < $1.key }
+        if exists {
+            guard !written.isEmpty else { return false }
+            let assignments = written.map { "\(SQLIdentifier.quote($0.key)) = ?" }.joined(separator: ", ")
+            let differs = written.map { "\(SQLIdentifier.quote($0.key)) IS NOT ?" }.joined(separator: " OR ")
+            let values = written.map(\.value.value)
+            try connection.execute("UPDATE \(table) SET \(assignments) WHERE \(quotedKey) = ? AND (\(differs))",
+                                   values + [row.key] + values)
+            return connection.lastChanges > 0
+        }
+        // Inserted again (or first seen): the pulled values, the other columns their defaults,
+        // and the values parked for this row whose columns the table now has.
+        var values = Dictionary(uniqueKeysWithValues: written.map { ($0.key, $0.value.value) })
+        for (column, field) in local where field.parked && lowerColumns.contains(column.lowercased()) && values[column] == nil {
+            values[column] = field.value
+        }
+        let names = [keyColumn] + values.keys.sorted()
+        let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
+        try connection.execute(
+            "INSERT INTO \(table) (\(names.map(SQLIdentifier.quote).joined(separator: ", "))) VALUES (\(placeholders))",
+            [row.key] + values.keys.sorted().map { values[$0]! })
+        return true
+    }
+
+    /// Writes the parked values of `table` whose columns it now has (after ``createTable()``
+    /// added them), without recording them as local changes; a row the stamps say exists but
+    /// the table lacks (pulled before the table was created) is inserted.
+    func applyParked(table: String, keyColumn: String, columns: [String]) throws {
+        let lower = Set(columns.map { $0.lowercased() })
+        var keys: [DatabaseValue] = []
+        var seen = Set<DatabaseValue>()
+        try connection.withStatement(
+            "SELECT pk, col FROM \(SyncCapture.fieldsTable) WHERE tbl = ? AND parked = 1", [.text(table)]
+        ) { statement in
+            while try statement.step() {
+                guard case .text(let column) = statement.value(at: 1), lower.contains(column.lowercased()) else { continue }
+                let key = statement.value(at: 0)
+                if seen.insert(key).inserted { keys.append(key) }
+            }
+        }
+        guard !keys.isEmpty else { return }
+        let logged = try lastSequence()
+        let quotedTable = SQLIdentifier.quote(table)
+        let quotedKey = SQLIdentifier.quote(keyColumn)
+        for key in keys {
+            let stamps = try fields(table: table, key: key)
+            let parked = stamps.filter { column, field in
+                field.parked && lower.contains(column.lowercased()) && column.lowercased() != keyColumn.lowercased()
+            }.sorted { $0.key < $1.key }
+            try connection.execute(
+                "UPDATE \(SyncCapture.fieldsTable) SET parked = 0, value = NULL WHERE tbl = ? AND pk = ? AND col IN (SELECT value FROM json_each(?))",
+                [.text(table), key, .text(jsonArray(parked.map(\.key)))])
+            guard !parked.isEmpty, SyncRow.isAlive(inserted: stamps[SyncProtocol.insertedField]?.stamp,
+                                                   deleted: stamps[SyncProtocol.deletedField]?.stamp) else { continue }
+            let values = parked.map(\.value.value)
+            if try connection.scalarValue("SELECT 1 FROM \(quotedTable) WHERE \(quotedKey) = ?", [key]) != nil {
+                let assignments = parked.map { "\(SQLIdentifier.quote($0.key)) = ?" }.joined(separator: ", ")
+                try connection.execute("UPDATE \(quotedTable) SET \(assignments) WHERE \(quotedKey) = ?", values + [key])
+            } else {
+                let names = [quotedKey] + parked.map { SQLIdentifier.quote($0.key) }
+                let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
+                try connection.execute(
+                    "INSERT INTO \(quotedTable) (\(names.joined(separator: ", "))) VALUES (\(placeholders))", [key] + values)
+            }
+        }
+        // These writes came from the hub: they are not local changes.
+        try connection.execute("DELETE FROM \(SyncCapture.logTable) WHERE seq > ?", [.integer(logged)])
+    }
+}
+
+extension SyncLedger {
+    /// Brings the file back to a state where every foreign key holds, after pulled rows were
+    /// applied with the checks deferred: a row whose parent another device deleted meanwhile
+    /// gets what its foreign key declares for a deleted parent (`SET NULL`), or is deleted
+    /// (`CASCADE`, and also `NO ACTION`, `RESTRICT` and `SET DEFAULT`: the delete already
+    /// happened elsewhere). These are local edits, recorded and pushed like any other, so
+    /// every device ends with the same rows.
+    /// - Throws: ``ActiveObjectError/syncRefused(reason:)`` when a violation cannot be
+    ///   repaired (a `WITHOUT ROWID` child table), ``DatabaseError``.
+    func repairForeignKeys() throws {
+        for _ in 0..<16 {
+            let violations = try connection.rows("PRAGMA foreign_key_check")
+            if violations.isEmpty { return }
+            for violation in violations {
+                guard case .text(let table) = violation.values[0], case .integer(let fkID) = violation.values[3] else { continue }
+                guard case .integer(let rowID) = violation.values[1] else {
+                    throw ActiveObjectError.syncRefused(
+                        reason: "a row of the WITHOUT ROWID table \(table) lost its parent to a delete made on another device, and cannot be repaired")
+                }
+                let keys = try connection.rows("SELECT \"from\", on_delete FROM pragma_foreign_key_list(?) WHERE id = ?",
+                                               [.text(table), .integer(fkID)])
+                let quotedTable = SQLIdentifier.quote(table)
+                if let first = keys.first, first.values[1] == .text("SET NULL") {
+                    let assignments = keys.compactMap { row -> String? in
+                        guard case .text(let column) = row.values[0] else { return nil }
+                        return "\(SQLIdentifier.quote(column)) = NULL"
+                    }.joined(separator: ", ")
+                    try connection.execute("UPDATE \(quotedTable) SET \(assignments) WHERE rowid = ?", [.integer(rowID)])
+                } else {
+                    try connection.execute("DELETE FROM \(quotedTable) WHERE rowid = ?", [.integer(rowID)])
+                }
+            }
+        }
+        throw ActiveObjectError.syncRefused(reason: "foreign keys still fail after repairing the rows whose parents were deleted")
+    }
+}
+
+/// A row's identity in the bookkeeping tables.
+struct SyncRowKey: Hashable {
+    var table: String
+    var key: DatabaseValue
+}
+
+/// A JSON array of strings, for `json_each`.
+func jsonArray(_ strings: [String]) -> String {
+    (try? String(decoding: JSONEncoder().encode(strings), as: UTF8.self)) ?? "[]"
+}
