@@ -5,7 +5,7 @@ import Foundation
 ///
 /// - `activeobjects_hub_rows`: one row per synchronized row — `seq`, the user's position of its
 ///   last change (what pulls follow), `origin`, the device that made that change, and
-///   `other_seq`, the position of the last change made by any other device;
+///   `other_seq`, after which the origin has not seen every change (see `recordChange`);
 /// - `activeobjects_hub_fields`: one row per field — its value and the stamp of the edit that
 ///   wrote it (`+` and `-` are the row's insert and delete stamps);
 /// - `activeobjects_hub_devices`: which user each device belongs to.
@@ -20,7 +20,7 @@ struct HubStore {
         for row in request.push {
             if try merge(row) {
                 seq += 1
-                try recordChange(table: row.table, key: row.key, device: request.device, seq: seq)
+                try recordChange(table: row.table, key: row.key, device: request.device, seq: seq, since: request.since)
             }
         }
         let (rows, cursor, more) = try changes(since: request.since, for: request.device, limit: limit)
@@ -61,18 +61,26 @@ struct HubStore {
         return changed
     }
 
-    /// Moves a changed row to position `seq`, made by `device`.
-    private func recordChange(table: String, key: DatabaseValue, device: Int64, seq: Int64) throws {
-        // other_seq: the last change by a device other than the row's latest origin. When the
-        // origin changes, the previous change (by the previous origin) becomes that.
+    /// Moves a changed row to position `seq`, changed by `device`, whose request pulls from `since`.
+    ///
+    /// A pull skips the rows whose changes after the device's cursor are all its own. So each
+    /// row keeps `other_seq`: a position after which its `origin` has not seen every change
+    /// made by others. When `device` changes a row it has not seen all of — the row moved past
+    /// `since` by another device (and this request's own push moved it before the pull could
+    /// reach it), or it already owed the device a change — `other_seq` becomes the new
+    /// position, so the device receives the row; otherwise it keeps the last change by others,
+    /// which the device has.
+    private func recordChange(table: String, key: DatabaseValue, device: Int64, seq: Int64, since: Int64) throws {
         try connection.execute(
             """
-            INSERT INTO \(SyncHub.rowsTable) (user, tbl, pk, seq, origin, other_seq) VALUES (?, ?, ?, ?, ?, 0)
+            INSERT INTO \(SyncHub.rowsTable) (user, tbl, pk, seq, origin, other_seq) VALUES (?1, ?2, ?3, ?4, ?5, 0)
             ON CONFLICT (user, tbl, pk) DO UPDATE SET
-                other_seq = CASE WHEN origin = excluded.origin THEN other_seq ELSE seq END,
+                other_seq = CASE
+                    WHEN origin <> excluded.origin THEN (CASE WHEN seq > ?6 THEN excluded.seq ELSE seq END)
+                    ELSE (CASE WHEN other_seq > ?6 THEN excluded.seq ELSE other_seq END) END,
                 origin = excluded.origin, seq = excluded.seq
             """,
-            [.text(user), .text(table), key, .integer(seq), .integer(device)])
+            [.text(user), .text(table), key, .integer(seq), .integer(device), .integer(since)])
     }
 
     /// The rows changed after `since` other than only by `device`, in order of change, at most

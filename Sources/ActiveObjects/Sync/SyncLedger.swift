@@ -252,7 +252,11 @@ struct SyncLedger {
 
     /// Merges one pulled row: each field whose stamp is later than the device's replaces it;
     /// then the row is inserted, updated or deleted to match. Returns whether the table changed.
-    /// Fields of columns the table does not have (or of a table not created yet) are parked.
+    ///
+    /// The fields table keeps a value (parked) wherever the table cannot: for a column the table
+    /// does not have (yet), for a table not created yet, and for a row that does not exist —
+    /// deleted here by a pulled delete while this device had later edits of some of its columns,
+    /// which count again if another device inserts the row anew.
     func apply(_ row: SyncRow, keyColumn: String?, columns: Set<String>) throws -> Bool {
         let local = try fields(table: row.table, key: row.key)
         var winners: [String: SyncField] = [:]
@@ -261,28 +265,45 @@ struct SyncLedger {
         }
         guard !winners.isEmpty else { return false }
         let lowerColumns = Set(columns.map { $0.lowercased() })
-        for (column, field) in winners {
-            let parked = !SyncProtocol.isRowStateField(column) && !lowerColumns.contains(column.lowercased())
-            try setField(table: row.table, key: row.key, column: column, stamp: field.stamp, parked: parked, value: field.value)
-        }
-        guard let keyColumn, !columns.isEmpty else { return false }
         func merged(_ name: String) -> SyncStamp? {
             [local[name]?.stamp, winners[name]?.stamp].compactMap { $0 }.max()
         }
         let alive = SyncRow.isAlive(inserted: merged(SyncProtocol.insertedField), deleted: merged(SyncProtocol.deletedField))
+        guard let keyColumn, !columns.isEmpty else {
+            for (column, field) in winners { try record(row, column, field, parked: !SyncProtocol.isRowStateField(column)) }
+            return false
+        }
         let table = SQLIdentifier.quote(row.table)
         let quotedKey = SQLIdentifier.quote(keyColumn)
-        let exists = try connection.scalarValue("SELECT 1 FROM \(table) WHERE \(quotedKey) = ?", [row.key]) != nil
+        let lowerKey = keyColumn.lowercased()
+        func inTable(_ column: String) -> Bool {
+            !SyncProtocol.isRowStateField(column) && lowerColumns.contains(column.lowercased()) && column.lowercased() != lowerKey
+        }
+        var current: [String: DatabaseValue]?
+        try connection.withStatement("SELECT * FROM \(table) WHERE \(quotedKey) = ?", [row.key]) { statement in
+            guard try statement.step() else { return }
+            var values: [String: DatabaseValue] = [:]
+            for index in 0..<statement.columnCount { values[statement.columnName(index)] = statement.value(at: index) }
+            current = values
+        }
         guard alive else {
-            guard exists else { return false }
+            // Every value of the row is kept in the fields table, the pulled ones and the
+            // table's: an edit later than the delete counts again if the row is inserted anew.
+            for (column, field) in winners { try record(row, column, field, parked: !SyncProtocol.isRowStateField(column)) }
+            guard let current else { return false }
+            for (column, field) in local where winners[column] == nil && !field.parked && inTable(column) {
+                try connection.execute(
+                    "UPDATE \(SyncCapture.fieldsTable) SET parked = 1, value = ? WHERE tbl = ? AND pk = ? AND col = ?",
+                    [current[column] ?? .null, .text(row.table), row.key, .text(column)])
+            }
             try connection.execute("DELETE FROM \(table) WHERE \(quotedKey) = ?", [row.key])
             return true
         }
-        let written = winners.filter { column, _ in
-            !SyncProtocol.isRowStateField(column) && lowerColumns.contains(column.lowercased())
-                && column.lowercased() != keyColumn.lowercased()
-        }.sorted { $0.key < $1.key }
-        if exists {
+        for (column, field) in winners {
+            try record(row, column, field, parked: !SyncProtocol.isRowStateField(column) && !inTable(column))
+        }
+        let written = winners.filter { inTable($0.key) }.sorted { $0.key < $1.key }
+        if current != nil {
             guard !written.isEmpty else { return false }
             let assignments = written.map { "\(SQLIdentifier.quote($0.key)) = ?" }.joined(separator: ", ")
             let differs = written.map { "\(SQLIdentifier.quote($0.key)) IS NOT ?" }.joined(separator: " OR ")
@@ -291,18 +312,27 @@ struct SyncLedger {
                                    values + [row.key] + values)
             return connection.lastChanges > 0
         }
-        // Inserted again (or first seen): the pulled values, the other columns their defaults,
-        // and the values parked for this row whose columns the table now has.
+        // Inserted anew (or first seen): the pulled values, the values kept for this row where
+        // this device's edits are later, and the other columns' defaults.
         var values = Dictionary(uniqueKeysWithValues: written.map { ($0.key, $0.value.value) })
-        for (column, field) in local where field.parked && lowerColumns.contains(column.lowercased()) && values[column] == nil {
+        for (column, field) in local where field.parked && inTable(column) && values[column] == nil {
             values[column] = field.value
         }
-        let names = [keyColumn] + values.keys.sorted()
-        let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
+        let names = values.keys.sorted()
+        let placeholders = Array(repeating: "?", count: names.count + 1).joined(separator: ", ")
         try connection.execute(
-            "INSERT INTO \(table) (\(names.map(SQLIdentifier.quote).joined(separator: ", "))) VALUES (\(placeholders))",
-            [row.key] + values.keys.sorted().map { values[$0]! })
+            "INSERT INTO \(table) (\(([keyColumn] + names).map(SQLIdentifier.quote).joined(separator: ", "))) VALUES (\(placeholders))",
+            [row.key] + names.map { values[$0]! })
+        try connection.execute(
+            "UPDATE \(SyncCapture.fieldsTable) SET parked = 0, value = NULL WHERE tbl = ? AND pk = ? AND col IN (SELECT value FROM json_each(?))",
+            [.text(row.table), row.key, .text(jsonArray(names))])
         return true
+    }
+
+    /// Records a pulled field's stamp (which is later than this device's), and its value when
+    /// the table cannot hold it.
+    private func record(_ row: SyncRow, _ column: String, _ field: SyncField, parked: Bool) throws {
+        try setField(table: row.table, key: row.key, column: column, stamp: field.stamp, parked: parked, value: field.value)
     }
 
     /// Writes the parked values of `table` whose columns it now has (after ``createTable()``
