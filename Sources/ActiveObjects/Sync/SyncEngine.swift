@@ -294,7 +294,6 @@ public final class SyncEngine: Sendable {
         guard !replies.isEmpty else { return 0 }
         try connection.execute("PRAGMA defer_foreign_keys = ON")
         try ledger.fold()
-        let before = try ledger.lastSequence()
         var columnsByTable: [String: Set<String>] = [:]
         var latest: Int64 = 0
         var changed = 0
@@ -313,9 +312,6 @@ public final class SyncEngine: Sendable {
                 }
             }
         }
-        // The triggers recorded the rows just written (and what cascaded from them): they came
-        // from the hub, so they are not local changes.
-        try connection.execute("DELETE FROM \(SyncCapture.logTable) WHERE seq > ?", [.integer(before)])
         if latest > 0 { try ledger.observe(latest) }
         if try connection.scalarValue("PRAGMA foreign_keys") == .integer(1) { try ledger.repairForeignKeys() }
         try connection.execute("DELETE FROM \(SyncCapture.inboxTable)")

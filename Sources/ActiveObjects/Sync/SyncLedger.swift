@@ -296,7 +296,7 @@ struct SyncLedger {
                     "UPDATE \(SyncCapture.fieldsTable) SET parked = 1, value = ? WHERE tbl = ? AND pk = ? AND col = ?",
                     [current[column] ?? .null, .text(row.table), row.key, .text(column)])
             }
-            try connection.execute("DELETE FROM \(table) WHERE \(quotedKey) = ?", [row.key])
+            try writingPulled(table: row.table, key: row.key, "DELETE FROM \(table) WHERE \(quotedKey) = ?", [row.key])
             return true
         }
         for (column, field) in winners {
@@ -308,9 +308,9 @@ struct SyncLedger {
             let assignments = written.map { "\(SQLIdentifier.quote($0.key)) = ?" }.joined(separator: ", ")
             let differs = written.map { "\(SQLIdentifier.quote($0.key)) IS NOT ?" }.joined(separator: " OR ")
             let values = written.map(\.value.value)
-            try connection.execute("UPDATE \(table) SET \(assignments) WHERE \(quotedKey) = ? AND (\(differs))",
-                                   values + [row.key] + values)
-            return connection.lastChanges > 0
+            return try writingPulled(table: row.table, key: row.key,
+                                     "UPDATE \(table) SET \(assignments) WHERE \(quotedKey) = ? AND (\(differs))",
+                                     values + [row.key] + values)
         }
         // Inserted anew (or first seen): the pulled values, the values kept for this row where
         // this device's edits are later, and the other columns' defaults.
@@ -320,7 +320,8 @@ struct SyncLedger {
         }
         let names = values.keys.sorted()
         let placeholders = Array(repeating: "?", count: names.count + 1).joined(separator: ", ")
-        try connection.execute(
+        try writingPulled(
+            table: row.table, key: row.key,
             "INSERT INTO \(table) (\(([keyColumn] + names).map(SQLIdentifier.quote).joined(separator: ", "))) VALUES (\(placeholders))",
             [row.key] + names.map { values[$0]! })
         try connection.execute(
@@ -352,7 +353,6 @@ struct SyncLedger {
             }
         }
         guard !keys.isEmpty else { return }
-        let logged = try lastSequence()
         let quotedTable = SQLIdentifier.quote(table)
         let quotedKey = SQLIdentifier.quote(keyColumn)
         for key in keys {
@@ -368,16 +368,30 @@ struct SyncLedger {
             let values = parked.map(\.value.value)
             if try connection.scalarValue("SELECT 1 FROM \(quotedTable) WHERE \(quotedKey) = ?", [key]) != nil {
                 let assignments = parked.map { "\(SQLIdentifier.quote($0.key)) = ?" }.joined(separator: ", ")
-                try connection.execute("UPDATE \(quotedTable) SET \(assignments) WHERE \(quotedKey) = ?", values + [key])
+                try writingPulled(table: table, key: key, "UPDATE \(quotedTable) SET \(assignments) WHERE \(quotedKey) = ?", values + [key])
             } else {
                 let names = [quotedKey] + parked.map { SQLIdentifier.quote($0.key) }
                 let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
-                try connection.execute(
-                    "INSERT INTO \(quotedTable) (\(names.joined(separator: ", "))) VALUES (\(placeholders))", [key] + values)
+                try writingPulled(table: table, key: key,
+                                  "INSERT INTO \(quotedTable) (\(names.joined(separator: ", "))) VALUES (\(placeholders))", [key] + values)
             }
         }
-        // These writes came from the hub: they are not local changes.
-        try connection.execute("DELETE FROM \(SyncCapture.logTable) WHERE seq > ?", [.integer(logged)])
+    }
+
+    /// Runs a statement that writes a pulled row, and removes what the triggers recorded of that
+    /// row: it came from the hub, it is not a local change. What the statement did to other
+    /// rows — a cascade of a pulled delete, a user's trigger — stays recorded, as the local
+    /// change it is. Returns whether the statement changed a row.
+    @discardableResult
+    func writingPulled(table: String, key: DatabaseValue, _ sql: String, _ arguments: [DatabaseValue]) throws -> Bool {
+        let before = try lastSequence()
+        try connection.execute(sql, arguments)
+        let changed = connection.lastChanges > 0
+        if changed {
+            try connection.execute("DELETE FROM \(SyncCapture.logTable) WHERE seq > ? AND tbl = ? AND pk = ?",
+                                   [.integer(before), .text(table), key])
+        }
+        return changed
     }
 }
 
