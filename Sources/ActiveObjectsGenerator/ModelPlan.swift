@@ -137,6 +137,13 @@ extension ModelPlan {
         classes = []
         var usedClassNames = Set<String>()
         for table in chosen {
+            let lowerName = table.name.lowercased()
+            if lowerName.hasPrefix("activeobjects_sync_") || lowerName.hasPrefix("activeobjects_hub_") {
+                // SyncEngine's and SyncHub's own tables.
+                skipped.append(Skipped(kind: Self.kindName(table.kind), name: table.name,
+                                       reason: "synchronization bookkeeping that ActiveObjects' SyncEngine or SyncHub keeps"))
+                continue
+            }
             switch table.key {
             case .failure(let reason):
                 skipped.append(Skipped(kind: Self.kindName(table.kind), name: table.name, reason: reason.description))

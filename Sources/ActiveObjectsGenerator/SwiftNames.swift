@@ -108,6 +108,7 @@ enum SwiftNames {
         "Database", "DatabaseError", "DatabaseValue", "DateStrategy", "ForeignKeyAction", "GroupedQuery",
         "HasMany", "HasManyThrough", "HasOne", "JSONColumn", "LiveChange", "LiveChanges", "LiveResults", "LiveValues", "Migrator", "Query",
         "QueryPredicate", "ResultCode", "Row", "RowID", "SortDirection", "ValidationError", "ValueContext",
+        "SyncEngine", "SyncHub", "SyncReport", "SyncTransport", "HTTPSyncTransport",
     ]
 
     /// Common types of the standard library, Swift concurrency and Foundation, and the
