@@ -45,7 +45,10 @@ public struct HTTPSyncTransport: SyncTransport {
     public let timeout: TimeInterval
 
     /// A transport posting to `url` with `Authorization: Bearer <token>`.
-    /// - Parameter timeout: how long one exchange may take before it fails (default 60 s).
+    /// - Parameters:
+    ///   - url: the server's synchronization endpoint.
+    ///   - token: the user's bearer token, which the server maps to the user.
+    ///   - timeout: how long one exchange may take before it fails (default 60 s).
     public init(url: URL, token: String, timeout: TimeInterval = 60) {
         self.url = url
         self.token = token

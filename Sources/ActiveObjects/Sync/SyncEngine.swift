@@ -74,11 +74,15 @@ public final class SyncEngine: Sendable {
     static let requestBudget = 4 << 20
 
     /// Creates an engine for `models` in `database`, exchanging through `transport`. Installs
-    /// change capture on each model's table that exists (``ActiveObjectError`` tables created
-    /// later get it from ``ActiveRecord/createTable()``); rows a table already holds are queued
+    /// change capture on each model's table that exists (tables created later get it from
+    /// ``ActiveRecord/createTable()``); rows a table already holds are queued
     /// as inserted the first time.
     ///
-    /// - Parameter batchSize: the most rows a request pushes or a reply brings (default 500).
+    /// - Parameters:
+    ///   - database: the device's database.
+    ///   - models: the synchronized models to push and pull (each ``ActiveObject/isSynchronized``).
+    ///   - transport: how requests reach the hub, e.g. ``HTTPSyncTransport``.
+    ///   - batchSize: the most rows a request pushes or a reply brings (default 500).
     /// - Throws: ``ActiveObjectError/invalidModel(model:reason:)`` for a model that is not
     ///   ``ActiveObject/isSynchronized`` or has no UUID or String key;
     ///   ``ActiveObjectError/invalidArgument(_:)`` for an empty model list or a batch size below 1;

@@ -36,6 +36,8 @@ public final class SyncHub: Sendable {
     /// there when missing.
     ///
     /// - Parameters:
+    ///   - database: the hub's own database (the models' tables are not needed there).
+    ///   - models: the synchronized models the hub accepts (older versions of them too).
     ///   - maximumRequestSize: requests larger than this many bytes are refused (default 8 MiB).
     ///   - maximumBatchSize: the most rows a request may push and a reply brings (default 1,000).
     /// - Throws: ``ActiveObjectError/invalidModel(model:reason:)`` for a model that is not
