@@ -297,6 +297,10 @@ public final class SyncEngine: Sendable {
         }
         guard !replies.isEmpty else { return 0 }
         try connection.execute("PRAGMA defer_foreign_keys = ON")
+        let enforced = try connection.scalarValue("PRAGMA foreign_keys") == .integer(1)
+        let childTables = enforced ? try ledger.tablesWithForeignKeys() : []
+        // Foreign keys that already failed (a legacy file) are not this pull's to repair.
+        let failingBefore = try ledger.violations(in: childTables)
         try ledger.fold()
         var columnsByTable: [String: Set<String>] = [:]
         var latest: Int64 = 0
@@ -317,7 +321,7 @@ public final class SyncEngine: Sendable {
             }
         }
         if latest > 0 { try ledger.observe(latest) }
-        if try connection.scalarValue("PRAGMA foreign_keys") == .integer(1) { try ledger.repairForeignKeys() }
+        if !childTables.isEmpty { try ledger.repairForeignKeys(in: childTables, before: failingBefore) }
         try connection.execute("DELETE FROM \(SyncCapture.inboxTable)")
         return changed
     }

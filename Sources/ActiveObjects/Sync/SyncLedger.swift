@@ -396,27 +396,57 @@ struct SyncLedger {
 }
 
 extension SyncLedger {
-    /// Brings the file back to a state where every foreign key holds, after pulled rows were
-    /// applied with the checks deferred: a row whose parent another device deleted meanwhile
-    /// gets what its foreign key declares for a deleted parent (`SET NULL`), or is deleted
-    /// (`CASCADE`, and also `NO ACTION`, `RESTRICT` and `SET DEFAULT`: the delete already
-    /// happened elsewhere). These are local edits, recorded and pushed like any other, so
-    /// every device ends with the same rows.
+    /// A foreign key that fails: the child table, its row, and which of its foreign keys.
+    struct Violation: Hashable {
+        var table: String
+        var rowID: DatabaseValue
+        var foreignKey: Int64
+    }
+
+    /// The tables that declare a foreign key (the only ones `foreign_key_check` looks at).
+    func tablesWithForeignKeys() throws -> [String] {
+        try connection.rows("""
+            SELECT DISTINCT m.name FROM sqlite_master AS m, pragma_foreign_key_list(m.name) AS f
+            WHERE m.type = 'table' ORDER BY m.name
+            """).compactMap { row in
+            if case .text(let name) = row.values[0] { return name }
+            return nil
+        }
+    }
+
+    /// The foreign keys that fail now in `tables`.
+    func violations(in tables: [String]) throws -> Set<Violation> {
+        var found = Set<Violation>()
+        for table in tables {
+            for row in try connection.rows("PRAGMA foreign_key_check(\(SQLIdentifier.quote(table)))") {
+                guard case .integer(let foreignKey) = row.values[3] else { continue }
+                found.insert(Violation(table: table, rowID: row.values[1], foreignKey: foreignKey))
+            }
+        }
+        return found
+    }
+
+    /// Brings back every foreign key of `tables` that held before pulled rows were applied with
+    /// the checks deferred (`before`: those that already failed, which are left alone): a row
+    /// whose parent another device deleted meanwhile gets what its foreign key declares for a
+    /// deleted parent (`SET NULL`), or is deleted (`CASCADE`, and also `NO ACTION`, `RESTRICT`
+    /// and `SET DEFAULT`: the delete already happened elsewhere). In a synchronized table these
+    /// are local edits, recorded and pushed like any other, so every device ends with the same
+    /// rows.
     /// - Throws: ``ActiveObjectError/syncRefused(reason:)`` when a violation cannot be
     ///   repaired (a `WITHOUT ROWID` child table), ``DatabaseError``.
-    func repairForeignKeys() throws {
+    func repairForeignKeys(in tables: [String], before: Set<Violation>) throws {
         for _ in 0..<16 {
-            let violations = try connection.rows("PRAGMA foreign_key_check")
+            let violations = try violations(in: tables).subtracting(before)
             if violations.isEmpty { return }
             for violation in violations {
-                guard case .text(let table) = violation.values[0], case .integer(let fkID) = violation.values[3] else { continue }
-                guard case .integer(let rowID) = violation.values[1] else {
+                guard case .integer(let rowID) = violation.rowID else {
                     throw ActiveObjectError.syncRefused(
-                        reason: "a row of the WITHOUT ROWID table \(table) lost its parent to a delete made on another device, and cannot be repaired")
+                        reason: "a row of the WITHOUT ROWID table \(violation.table) lost its parent to a delete made on another device, and cannot be repaired")
                 }
                 let keys = try connection.rows("SELECT \"from\", on_delete FROM pragma_foreign_key_list(?) WHERE id = ?",
-                                               [.text(table), .integer(fkID)])
-                let quotedTable = SQLIdentifier.quote(table)
+                                               [.text(violation.table), .integer(violation.foreignKey)])
+                let quotedTable = SQLIdentifier.quote(violation.table)
                 if let first = keys.first, first.values[1] == .text("SET NULL") {
                     let assignments = keys.compactMap { row -> String? in
                         guard case .text(let column) = row.values[0] else { return nil }
