@@ -1,7 +1,7 @@
 import ActiveObjects
 import Foundation
 
-/// A note: one row of the table `note`.
+/// A note: one row of the table `note`, synchronized between devices through a server (§18).
 ///
 /// An ordinary ActiveObjects model, not `Sendable` and not isolated to an actor: the
 /// `@MainActor` ``NotesViewModel`` holds the notes it shows (its live result's objects, which
@@ -13,6 +13,15 @@ public final class Note: ActiveObject {
 
     /// Columns `created_at` and `updated_at` in SQL; the Swift names stay camelCase.
     public override class var columnNaming: ColumnNaming { .snakeCase }
+    /// The table is synchronized by a `SyncEngine` (``NotesSync``): every insert, update and
+    /// delete is recorded, by triggers, in the transaction that makes it, and pushed to the hub.
+    public override class var isSynchronized: Bool { true }
+    /// A synchronized model's key is a UUID, made on the device that creates the note: devices
+    /// never ask each other for numbers. (`id` stays the local rowid, different on every device.)
+    public override class var primaryKey: String { "uuid" }
+
+    /// The note's identity on every device and on the server.
+    @Column public var uuid: UUID = UUID()
 
     /// The title shown in the list; never empty, at most ``maximumTitleLength`` characters.
     @Column public var title: String = ""

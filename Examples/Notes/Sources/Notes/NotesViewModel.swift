@@ -52,8 +52,20 @@ public final class NotesViewModel {
         set { if !newValue { errorMessage = nil } }
     }
 
+    /// The engine that synchronizes the notes with a server (``NotesDatabase/syncEngine(database:serverURL:token:)``);
+    /// nil for notes kept on this device only.
+    public let syncEngine: SyncEngine?
+    /// True while ``synchronize()`` runs (a screen shows progress, and disables its button).
+    public private(set) var isSynchronizing = false
+    /// What the last successful ``synchronize()`` did; nil before the first.
+    public private(set) var lastSync: SyncReport?
+
     /// A view model; nothing is read until ``observe()`` runs.
-    public init() {}
+    /// - Parameter syncEngine: the engine ``synchronize()`` uses; nil (the default) for notes
+    ///   that stay on this device.
+    public init(syncEngine: SyncEngine? = nil) {
+        self.syncEngine = syncEngine
+    }
 
     /// The query behind ``notes``, for the current ``searchText``.
     public var query: Query<Note> {
@@ -146,6 +158,31 @@ public final class NotesViewModel {
         } catch {
             note.pinned.toggle()
             throw error
+        }
+    }
+
+    /// Synchronizes the notes with the server: pushes the changes made on this device (by any
+    /// window, task or process) and pulls the other devices'. Pulled notes are commits like any
+    /// other: the live result brings them into ``notes``, and a note open in an editor follows
+    /// (unsaved edits stay, as for another window's save). Call it at launch, when the app comes
+    /// to the foreground, after edits, or on a timer; calls made while one runs wait for it.
+    ///
+    /// A failure (no network, the server refused the token) is shown in ``errorMessage`` and
+    /// loses nothing: the changes stay queued for the next call.
+    /// - Returns: the counts of rows pushed and pulled; nil without a ``syncEngine`` or when it
+    ///   failed.
+    @discardableResult
+    public func synchronize() async -> SyncReport? {
+        guard let syncEngine else { return nil }
+        isSynchronizing = true
+        defer { isSynchronizing = false }
+        do {
+            let report = try await syncEngine.synchronize()
+            lastSync = report
+            return report
+        } catch {
+            errorMessage = "Synchronization failed: \(error.localizedDescription)"
+            return nil
         }
     }
 

@@ -19,6 +19,6 @@ struct NoteTests {
         let db = try Database.inMemory()
         try Note.createTable(in: db)
         let columns: [String] = try db.rows("SELECT name FROM pragma_table_info('note') ORDER BY cid").map { try $0["name"] }
-        #expect(columns == ["id", "title", "body", "pinned", "created_at", "updated_at"])
+        #expect(columns == ["uuid", "title", "body", "pinned", "created_at", "updated_at"])
     }
 }
