@@ -49,9 +49,9 @@ let package = Package(
         .package(name: "ActiveObjects", path: "../.."),
         .package(name: "Notes", path: "../Notes"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
-        // Both already dependencies of Hummingbird: logging, and graceful shutdown on SIGTERM.
+        // Already a dependency of Hummingbird: the server's logger. (Graceful shutdown on SIGTERM
+        // is Hummingbird's `runService()`, over swift-service-lifecycle: nothing to import here.)
         .package(url: "https://github.com/apple/swift-log.git", from: "1.0.0"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.0.0"),
     ],
     targets: [
         // The canonical text of note rows, shared by the server's dump and the device's: no
@@ -69,7 +69,6 @@ let package = Package(
                 .product(name: "Notes", package: "Notes"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(

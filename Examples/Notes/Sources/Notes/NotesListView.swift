@@ -12,11 +12,19 @@ import SwiftUI
 ///     var body: some Scene { WindowGroup { NotesWindow() } }     // File > New Window: another
 /// }
 /// ```
+///
+/// Synchronized with a server, every window shares one engine:
+/// `NotesWindow(syncEngine: NotesApp.syncEngine)` with
+/// `NotesDatabase.syncEngine(database:serverURL:token:)`.
 public struct NotesWindow: View {
-    @State private var model = NotesViewModel()
+    @State private var model: NotesViewModel
 
     /// A window with a view model of its own (nothing is read before the list appears).
-    public init() {}
+    /// - Parameter syncEngine: the engine the window's sync button and pull-to-refresh use;
+    ///   nil (the default) for notes kept on this device.
+    @MainActor public init(syncEngine: SyncEngine? = nil) {
+        _model = State(initialValue: NotesViewModel(syncEngine: syncEngine))
+    }
 
     /// The notes list of this window.
     public var body: some View {
@@ -24,7 +32,8 @@ public struct NotesWindow: View {
     }
 }
 
-/// The notes list: search, pin, swipe to delete, tap to edit, + to add.
+/// The notes list: search, pin, swipe to delete, tap to edit, + to add; with a sync engine,
+/// synchronized when it appears, by pull-to-refresh and by its sync button.
 public struct NotesListView: View {
     @Bindable var model: NotesViewModel
     @State private var editing: NoteEditorView.Target?
@@ -58,8 +67,15 @@ public struct NotesListView: View {
             }
             .navigationTitle("Notes")
             .searchable(text: $model.searchText)
+            .refreshable { [model] in _ = await model.synchronize() }
             .toolbar {
                 Button { editing = .new(Note()) } label: { Label("New Note", systemImage: "square.and.pencil") }
+                if model.syncEngine != nil {
+                    Button { Task { _ = await model.synchronize() } } label: {
+                        Label("Sync", systemImage: "arrow.triangle.2.circlepath")
+                    }
+                    .disabled(model.isSynchronizing)
+                }
             }
             .sheet(item: $editing) { target in
                 NavigationStack { NoteEditorView(model: model, target: target) }
@@ -73,6 +89,8 @@ public struct NotesListView: View {
         // The live result starts with the list, and starts again when the search changes; it
         // stops with the view model (the window closing).
         .onChange(of: model.searchText, initial: true) { model.observe() }
+        // Pulls what the other devices wrote when the list appears (nothing without an engine).
+        .task { [model] in _ = await model.synchronize() }
     }
 
     private func perform(_ action: @escaping @MainActor () async throws -> Void) {
