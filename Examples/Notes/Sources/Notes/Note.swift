@@ -13,8 +13,9 @@ public final class Note: ActiveObject {
 
     /// Columns `created_at` and `updated_at` in SQL; the Swift names stay camelCase.
     public override class var columnNaming: ColumnNaming { .snakeCase }
-    /// The table is synchronized by a `SyncEngine` (``NotesSync``): every insert, update and
-    /// delete is recorded, by triggers, in the transaction that makes it, and pushed to the hub.
+    /// The table is synchronized by a `SyncEngine`
+    /// (``NotesDatabase/syncEngine(database:serverURL:token:)``): every insert, update and delete
+    /// is recorded, by triggers, in the transaction that makes it, and pushed to the hub.
     public override class var isSynchronized: Bool { true }
     /// A synchronized model's key is a UUID, made on the device that creates the note: devices
     /// never ask each other for numbers. (`id` stays the local rowid, different on every device.)
