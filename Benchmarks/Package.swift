@@ -3,7 +3,7 @@
 // in one process, same data, same workloads. Its own package so that the library itself
 // keeps no dependencies.
 //
-//     swift run -c release --package-path Benchmarks            # full run (about 5 min), writes results.svg
+//     swift run -c release --package-path Benchmarks            # full run (about 6 min), writes results.svg
 //     swift run -c release --package-path Benchmarks Benchmarks --quick   # smoke run
 //     swift run -c release --package-path Benchmarks Benchmarks memory    # memory workloads only
 import PackageDescription
@@ -14,6 +14,9 @@ let package = Package(
     dependencies: [
         .package(name: "ActiveObjects", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        // The sync workloads' hub behind a real HTTP server on 127.0.0.1 (as Examples/TodoServer).
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.0.0"),   // already Hummingbird's: its logger, quiet
     ],
     targets: [
         // The raw reference talks to the sqlite3 C API directly. The root package's CSQLite is
@@ -30,6 +33,8 @@ let package = Package(
                 "CSQLiteBench",
                 .product(name: "ActiveObjects", package: "ActiveObjects"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/Benchmarks"
         ),

@@ -47,6 +47,13 @@ struct Sizes {
     /// observe-edit and observe-plain: objects edited per round, and timed rounds.
     var observeObjects = 10_000
     var observeRounds = 30
+    /// sync-hub: notes made on device A that reach device B, and timed rounds (sync-capture:
+    /// ``insertCount`` notes, ``rounds`` rounds).
+    var syncHubRows = 10_000
+    var syncHubRounds = 5
+    /// sync-idle: seconds of each idle phase, and notes synchronized before.
+    var syncIdleSeconds = 2.0
+    var syncIdleRows = 1_000
 
     /// Only these workloads / contenders (for profiling one of them); nil = all.
     var onlyWorkloads: Set<String>?
@@ -61,7 +68,8 @@ struct Sizes {
                              dateParseRounds: 2, threadLookups: 2_000, latencyRows: 20_000, latencyRounds: 1, latencyLookups: 0,
                              liveCommits: 20, externalCommits: 10, overheadCommitsFull: 20, overheadCommitsNormal: 200,
                              overheadRounds: 2, liveChangesRows: [100, 10_000], commitCostRows: 1_000,
-                             commitCostCommits: 8, commitCostRounds: 2, observeObjects: 2_000, observeRounds: 3)
+                             commitCostCommits: 8, commitCostRounds: 2, observeObjects: 2_000, observeRounds: 3,
+                             syncHubRows: 1_000, syncHubRounds: 1, syncIdleSeconds: 0.5, syncIdleRows: 100)
 }
 
 /// Contender names, in the order of the report's columns. The first is the reference.

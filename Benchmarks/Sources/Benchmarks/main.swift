@@ -7,7 +7,8 @@ import Foundation
 //                             northwind-text, date-parse, read-threads, read-latency,
 //                             read-latency-async, live-latency, live-external, live-overhead,
 //                             live-changes, live-commit-cost, live-changes-external,
-//                             observe-edit, observe-plain, memory-each, memory-cursor, memory-update
+//                             observe-edit, observe-plain, sync-capture, sync-hub, sync-idle,
+//                             memory-each, memory-cursor, memory-update
 //              [--contenders raw-C,ActiveObjects,GRDB-pool,@Observable,…] [--warmups N]   (subsets, e.g. to profile)
 //              [--svg PATH | --no-svg]               the ratio chart (default: Benchmarks/results.svg,
 //                                                    written by full runs only)
@@ -19,7 +20,8 @@ import Foundation
 // stdout: one `BENCH <workload> <contender> <median_ms>` line per measurement, one
 // `DATEPARSE <parser> <ns_per_string>` line per date parser, `BENCH observe-… ActiveObjects|@Observable
 // <median_ms>` lines for the observation workloads, `THROUGHPUT`, `LATENCY`, `LIVE` and `OVERHEAD`
-// lines for the concurrency and live-query workloads, one `PEAKRSS …` line per memory workload,
+// lines for the concurrency and live-query workloads, `SYNC` and `IDLE` lines for the sync
+// workloads (their `BENCH sync-capture …` lines too), one `PEAKRSS …` line per memory workload,
 // then markdown tables. Progress goes to stderr.
 
 /// Where the chart goes by default: `results.svg` next to this package's Package.swift.
@@ -73,6 +75,7 @@ func run(_ arguments: [String]) async throws {
             sizes.overheadRounds = rounds
             sizes.commitCostRounds = rounds
             sizes.observeRounds = rounds
+            sizes.syncHubRounds = rounds
         case "--only", "--contenders":
             index += 1
             guard index < arguments.count else { throw BenchError("\(arguments[index - 1]) needs a list") }
@@ -124,6 +127,11 @@ func run(_ arguments: [String]) async throws {
         printConcurrencyLines(concurrency)
         printLiveLines(live)
     }
+    var sync = SyncResults()
+    if !memoryOnly {
+        sync = try await runSyncSection(sizes: sizes, directory: directory)
+        printSyncLines(sync)
+    }
     var memory: [MemoryResult] = []
     if withMemory || memoryOnly {
         memory = try runMemoryWorkloads(sizes: sizes, directory: directory)
@@ -147,6 +155,7 @@ func run(_ arguments: [String]) async throws {
         }
         printConcurrencyTables(concurrency, sizes: sizes)
         printLiveTables(live, sizes: sizes)
+        printSyncTables(sync, sizes: sizes)
         // The chart: by default only from a full run, so that a quick look does not replace it.
         let isFullRun = sizes.insertCount == Sizes.full.insertCount && sizes.onlyWorkloads == nil
             && sizes.onlyContenders == nil
