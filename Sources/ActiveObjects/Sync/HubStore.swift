@@ -3,11 +3,12 @@ import Foundation
 /// One user's data in a hub's database, read and written on the writer inside a transaction
 /// the caller holds:
 ///
-/// - `activeobjects_hub_rows`: one row per synchronized row — `seq`, the user's position of its
+/// - `activeobjects_hub_rows`: one row per synchronized row — a number (`id`, which the fields
+///   name), the user, table and key, `seq`, the user's position of its
 ///   last change (what pulls follow), `origin`, the device that made that change, and
 ///   `other_seq`, after which the origin has not seen every change (see `recordChange`);
-/// - `activeobjects_hub_fields`: one row per field — its value and the stamp of the edit that
-///   wrote it (`+` and `-` are the row's insert and delete stamps);
+/// - `activeobjects_hub_fields`: one row per field, by row number — its value and the stamp of
+///   the edit that wrote it (`+` and `-` are the row's insert and delete stamps);
 /// - `activeobjects_hub_devices`: which user each device belongs to.
 struct HubStore {
     let connection: Connection
@@ -17,14 +18,38 @@ struct HubStore {
     func exchange(_ request: SyncRequest, limit: Int) throws -> SyncReply {
         try register(device: request.device)
         var seq = try lastSequence()
-        for row in request.push {
-            if try merge(row) {
+        for row in request.push where !row.fields.isEmpty {
+            if let id = try rowID(table: row.table, key: row.key) {
+                if try merge(row, into: id) {
+                    seq += 1
+                    try recordChange(id: id, device: request.device, seq: seq, since: request.since)
+                }
+            } else {
                 seq += 1
-                try recordChange(table: row.table, key: row.key, device: request.device, seq: seq, since: request.since)
+                let id = try insertRow(table: row.table, key: row.key, device: request.device, seq: seq)
+                _ = try merge(row, into: id)
             }
         }
         let (rows, cursor, more) = try changes(since: request.since, for: request.device, limit: limit)
         return SyncReply(version: SyncProtocol.version, accepted: request.push.count, rows: rows, cursor: cursor, more: more)
+    }
+
+    private func rowID(table: String, key: DatabaseValue) throws -> Int64? {
+        if case .integer(let id)? = try connection.scalarValue(
+            "SELECT id FROM \(SyncHub.rowsTable) WHERE user = ? AND tbl = ? AND pk = ?", [.text(user), .text(table), key]) {
+            return id
+        }
+        return nil
+    }
+
+    private func insertRow(table: String, key: DatabaseValue, device: Int64, seq: Int64) throws -> Int64 {
+        let id = try connection.scalarValue(
+            "INSERT INTO \(SyncHub.rowsTable) (user, tbl, pk, seq, origin, other_seq) VALUES (?, ?, ?, ?, ?, 0) RETURNING id",
+            [.text(user), .text(table), key, .integer(seq), .integer(device)])
+        guard case .integer(let id)? = id else {
+            throw ActiveObjectError.syncRefused(reason: "the hub could not store the row \(key) of \(table)")
+        }
+        return id
     }
 
     /// Refuses a device that belongs to another user; remembers a new one.
@@ -45,17 +70,16 @@ struct HubStore {
     }
 
     /// Keeps, field by field, the later stamp. Returns whether anything changed.
-    private func merge(_ row: SyncRow) throws -> Bool {
+    private func merge(_ row: SyncRow, into id: Int64) throws -> Bool {
         var changed = false
         for (column, field) in row.fields {
             try connection.execute(
                 """
-                INSERT INTO \(SyncHub.fieldsTable) (user, tbl, pk, col, value, hlc, node) VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (user, tbl, pk, col) DO UPDATE SET value = excluded.value, hlc = excluded.hlc, node = excluded.node
+                INSERT INTO \(SyncHub.fieldsTable) (row, col, value, hlc, node) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (row, col) DO UPDATE SET value = excluded.value, hlc = excluded.hlc, node = excluded.node
                 WHERE excluded.hlc > hlc OR (excluded.hlc = hlc AND excluded.node > node)
                 """,
-                [.text(user), .text(row.table), row.key, .text(column), field.value,
-                 .integer(field.stamp.time), .integer(field.stamp.node)])
+                [.integer(id), .text(column), field.value, .integer(field.stamp.time), .integer(field.stamp.node)])
             if connection.lastChanges > 0 { changed = true }
         }
         return changed
@@ -70,38 +94,39 @@ struct HubStore {
     /// reach it), or it already owed the device a change — `other_seq` becomes the new
     /// position, so the device receives the row; otherwise it keeps the last change by others,
     /// which the device has.
-    private func recordChange(table: String, key: DatabaseValue, device: Int64, seq: Int64, since: Int64) throws {
+    private func recordChange(id: Int64, device: Int64, seq: Int64, since: Int64) throws {
         try connection.execute(
             """
-            INSERT INTO \(SyncHub.rowsTable) (user, tbl, pk, seq, origin, other_seq) VALUES (?1, ?2, ?3, ?4, ?5, 0)
-            ON CONFLICT (user, tbl, pk) DO UPDATE SET
+            UPDATE \(SyncHub.rowsTable) SET
                 other_seq = CASE
-                    WHEN origin <> excluded.origin THEN (CASE WHEN seq > ?6 THEN excluded.seq ELSE seq END)
-                    ELSE (CASE WHEN other_seq > ?6 THEN excluded.seq ELSE other_seq END) END,
-                origin = excluded.origin, seq = excluded.seq
+                    WHEN origin <> ?1 THEN (CASE WHEN seq > ?2 THEN ?3 ELSE seq END)
+                    ELSE (CASE WHEN other_seq > ?2 THEN ?3 ELSE other_seq END) END,
+                origin = ?1, seq = ?3
+            WHERE id = ?4
             """,
-            [.text(user), .text(table), key, .integer(seq), .integer(device), .integer(since)])
+            [.integer(device), .integer(since), .integer(seq), .integer(id)])
     }
 
     /// The rows changed after `since` other than only by `device`, in order of change, at most
     /// `limit`; the cursor to resume from; whether more rows wait.
     private func changes(since: Int64, for device: Int64, limit: Int) throws -> ([SyncRow], Int64, Bool) {
         var cursor = since
-        var found: [(table: String, key: DatabaseValue)] = []
+        var found: [(id: Int64, table: String, key: DatabaseValue)] = []
         var scanned = 0
         let scanLimit = limit * 20
         try connection.withStatement(
-            "SELECT tbl, pk, seq, origin, other_seq FROM \(SyncHub.rowsTable) WHERE user = ? AND seq > ? ORDER BY seq",
+            "SELECT tbl, pk, seq, origin, other_seq, id FROM \(SyncHub.rowsTable) WHERE user = ? AND seq > ? ORDER BY seq",
             [.text(user), .integer(since)]
         ) { statement in
             while try statement.step() {
                 guard case .text(let table) = statement.value(at: 0), case .integer(let seq) = statement.value(at: 2),
-                      case .integer(let origin) = statement.value(at: 3), case .integer(let otherSeq) = statement.value(at: 4)
+                      case .integer(let origin) = statement.value(at: 3), case .integer(let otherSeq) = statement.value(at: 4),
+                      case .integer(let id) = statement.value(at: 5)
                 else { continue }
                 cursor = seq
                 scanned += 1
                 // Rows only this device changed since its cursor: it has them already.
-                if origin != device || otherSeq > since { found.append((table, statement.value(at: 1))) }
+                if origin != device || otherSeq > since { found.append((id, table, statement.value(at: 1))) }
                 if found.count == limit || scanned == scanLimit { break }
             }
         }
@@ -109,17 +134,16 @@ struct HubStore {
             "SELECT 1 FROM \(SyncHub.rowsTable) WHERE user = ? AND seq > ? LIMIT 1", [.text(user), .integer(cursor)]) != nil
         var rows: [SyncRow] = []
         rows.reserveCapacity(found.count)
-        for (table, key) in found {
-            rows.append(SyncRow(table: table, key: key, fields: try fields(table: table, key: key)))
+        for (id, table, key) in found {
+            rows.append(SyncRow(table: table, key: key, fields: try fields(of: id)))
         }
         return (rows, cursor, more)
     }
 
-    private func fields(table: String, key: DatabaseValue) throws -> [String: SyncField] {
+    private func fields(of id: Int64) throws -> [String: SyncField] {
         var fields: [String: SyncField] = [:]
         try connection.withStatement(
-            "SELECT col, value, hlc, node FROM \(SyncHub.fieldsTable) WHERE user = ? AND tbl = ? AND pk = ?",
-            [.text(user), .text(table), key]
+            "SELECT col, value, hlc, node FROM \(SyncHub.fieldsTable) WHERE row = ?", [.integer(id)]
         ) { statement in
             while try statement.step() {
                 guard case .text(let column) = statement.value(at: 0), case .integer(let time) = statement.value(at: 2),
@@ -132,15 +156,17 @@ struct HubStore {
 
     /// The rows of `table` that exist, as column → value (the key under `keyColumn`), by key.
     func rows(table: String, keyColumn: String) throws -> [[String: DatabaseValue]] {
-        var keys: [DatabaseValue] = []
+        var keys: [(id: Int64, key: DatabaseValue)] = []
         try connection.withStatement(
-            "SELECT pk FROM \(SyncHub.rowsTable) WHERE user = ? AND tbl = ? ORDER BY pk", [.text(user), .text(table)]
+            "SELECT id, pk FROM \(SyncHub.rowsTable) WHERE user = ? AND tbl = ? ORDER BY pk", [.text(user), .text(table)]
         ) { statement in
-            while try statement.step() { keys.append(statement.value(at: 0)) }
+            while try statement.step() {
+                if case .integer(let id) = statement.value(at: 0) { keys.append((id, statement.value(at: 1))) }
+            }
         }
         var result: [[String: DatabaseValue]] = []
-        for key in keys {
-            let fields = try fields(table: table, key: key)
+        for (id, key) in keys {
+            let fields = try fields(of: id)
             guard SyncRow.isAlive(inserted: fields[SyncProtocol.insertedField]?.stamp,
                                   deleted: fields[SyncProtocol.deletedField]?.stamp) else { continue }
             var row: [String: DatabaseValue] = [keyColumn: key]

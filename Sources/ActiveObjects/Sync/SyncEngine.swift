@@ -161,26 +161,33 @@ public final class SyncEngine: Sendable {
         }
         var pushed = 0
         var pulling = true
+        // The replies stored in the inbox by this call, by batch: applied without decoding again.
+        var received: [Int64: SyncReply] = [:]
         while true {
             try Task.checkCancellation()
             let outgoing = try await perform { ledger in try self.outgoingBatch(ledger, through: through) }
             if outgoing.rows.isEmpty && !pulling { break }
             let request = SyncRequest(version: SyncProtocol.version, device: outgoing.node, user: nil,
                                       push: outgoing.rows, since: outgoing.cursor, limit: batchSize)
-            let replyData = try await transport.exchange(try SyncProtocol.encoder().encode(request))
+            let replyData = try await transport.exchange(SyncJSONWriter.encode(request))
             let reply = try decodeReply(replyData, pushed: outgoing.rows.count)
-            try await perform { ledger in
+            let batch = try await perform { ledger -> Int64? in
                 try ledger.removeEntries(outgoing.entries)
+                var batch: Int64?
                 if !reply.rows.isEmpty {
-                    try ledger.connection.execute("INSERT INTO \(SyncCapture.inboxTable) (reply) VALUES (?)", [.blob(replyData)])
+                    let stored = try ledger.connection.scalarValue(
+                        "INSERT INTO \(SyncCapture.inboxTable) (reply) VALUES (?) RETURNING batch", [.blob(replyData)])
+                    if case .integer(let number)? = stored { batch = number }
                 }
                 try ledger.setCursor(reply.cursor)
+                return batch
             }
+            if let batch { received[batch] = reply }
             pushed += outgoing.rows.count
             pulling = reply.more
             if outgoing.rows.isEmpty && !reply.more { break }
         }
-        let pulled = try await perform { ledger in try self.applyInbox(ledger) }
+        let pulled = try await perform { [received] ledger in try self.applyInbox(ledger, received: received) }
         return SyncReport(pushed: pushed, pulled: pulled)
     }
 
@@ -287,15 +294,17 @@ public final class SyncEngine: Sendable {
 
     /// Applies every pulled reply waiting in the inbox, in one transaction with foreign-key
     /// checks deferred to its end, then empties the inbox. Returns the number of rows changed.
-    private func applyInbox(_ ledger: SyncLedger) throws -> Int {
+    /// `received`: replies already decoded, by batch (the others, left by a call that failed,
+    /// are read from the inbox).
+    private func applyInbox(_ ledger: SyncLedger, received: [Int64: SyncReply]) throws -> Int {
         let connection = ledger.connection
-        var replies: [Data] = []
-        try connection.withStatement("SELECT reply FROM \(SyncCapture.inboxTable) ORDER BY batch", []) { statement in
+        var batches: [Int64] = []
+        try connection.withStatement("SELECT batch FROM \(SyncCapture.inboxTable) ORDER BY batch", []) { statement in
             while try statement.step() {
-                if case .blob(let data) = statement.value(at: 0) { replies.append(data) }
+                if case .integer(let batch) = statement.value(at: 0) { batches.append(batch) }
             }
         }
-        guard !replies.isEmpty else { return 0 }
+        guard !batches.isEmpty else { return 0 }
         try connection.execute("PRAGMA defer_foreign_keys = ON")
         let enforced = try connection.scalarValue("PRAGMA foreign_keys") == .integer(1)
         let childTables = enforced ? try ledger.tablesWithForeignKeys() : []
@@ -305,8 +314,15 @@ public final class SyncEngine: Sendable {
         var columnsByTable: [String: Set<String>] = [:]
         var latest: Int64 = 0
         var changed = 0
-        for data in replies {
-            let reply = try JSONDecoder().decode(SyncReply.self, from: data)
+        for batch in batches {
+            let reply: SyncReply
+            if let known = received[batch] {
+                reply = known
+            } else {
+                guard case .blob(let data)? = try connection.scalarValue(
+                    "SELECT reply FROM \(SyncCapture.inboxTable) WHERE batch = ?", [.integer(batch)]) else { continue }
+                reply = try JSONDecoder().decode(SyncReply.self, from: data)
+            }
             for row in reply.rows {
                 if columnsByTable[row.table] == nil {
                     columnsByTable[row.table] = Set(try SyncCapture.tableColumns(row.table, on: connection))

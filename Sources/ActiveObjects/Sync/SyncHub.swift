@@ -70,18 +70,19 @@ public final class SyncHub: Sendable {
         }
         self.models = accepted
         try database.transaction {
+            // Fields are keyed by the row's number, given in order of arrival: a push's new rows
+            // append to the fields' tree instead of landing all over it (keys are random UUIDs).
             try database.execute("""
                 CREATE TABLE IF NOT EXISTS \(Self.rowsTable) (
-                    user TEXT NOT NULL, tbl TEXT NOT NULL, pk NOT NULL,
+                    id INTEGER PRIMARY KEY, user TEXT NOT NULL, tbl TEXT NOT NULL, pk NOT NULL,
                     seq INTEGER NOT NULL, origin INTEGER NOT NULL, other_seq INTEGER NOT NULL,
-                    PRIMARY KEY (user, tbl, pk)) WITHOUT ROWID
+                    UNIQUE (user, tbl, pk))
                 """)
             try database.execute("CREATE INDEX IF NOT EXISTS activeobjects_hub_rows_by_seq ON \(Self.rowsTable) (user, seq)")
             try database.execute("""
                 CREATE TABLE IF NOT EXISTS \(Self.fieldsTable) (
-                    user TEXT NOT NULL, tbl TEXT NOT NULL, pk NOT NULL, col TEXT NOT NULL,
-                    value, hlc INTEGER NOT NULL, node INTEGER NOT NULL,
-                    PRIMARY KEY (user, tbl, pk, col)) WITHOUT ROWID
+                    row INTEGER NOT NULL, col TEXT NOT NULL, value, hlc INTEGER NOT NULL, node INTEGER NOT NULL,
+                    PRIMARY KEY (row, col)) WITHOUT ROWID
                 """)
             try database.execute("""
                 CREATE TABLE IF NOT EXISTS \(Self.devicesTable) (device INTEGER PRIMARY KEY, user TEXT NOT NULL)
@@ -116,7 +117,7 @@ public final class SyncHub: Sendable {
                 }
             }
         }
-        return try SyncProtocol.encoder().encode(reply)
+        return SyncJSONWriter.encode(reply)
     }
 
     /// Every row the hub holds for `user` in `model`'s table and that exists (not deleted), as
@@ -145,17 +146,18 @@ public final class SyncHub: Sendable {
             throw ActiveObjectError.syncRefused(
                 reason: "the request is \(data.count) bytes; this hub accepts at most \(maximumRequestSize)")
         }
-        if let version = Self.version(of: data), version != SyncProtocol.version {
-            throw ActiveObjectError.syncRefused(
-                reason: "the request speaks protocol version \(version); this hub speaks version \(SyncProtocol.version)")
-        }
         let request: SyncRequest
         do {
             request = try JSONDecoder().decode(SyncRequest.self, from: data)
-        } catch let error as DecodingError {
-            throw ActiveObjectError.syncRefused(reason: "the request cannot be parsed: \(error.syncDescription)")
         } catch {
-            throw ActiveObjectError.syncRefused(reason: "the request cannot be parsed: \(error)")
+            // A request of another version is refused as such, even when its other parts
+            // changed shape.
+            if let version = Self.version(of: data), version != SyncProtocol.version {
+                throw ActiveObjectError.syncRefused(
+                    reason: "the request speaks protocol version \(version); this hub speaks version \(SyncProtocol.version)")
+            }
+            let detail = (error as? DecodingError)?.syncDescription ?? "\(error)"
+            throw ActiveObjectError.syncRefused(reason: "the request cannot be parsed: \(detail)")
         }
         guard request.version == SyncProtocol.version else {
             throw ActiveObjectError.syncRefused(
@@ -202,8 +204,7 @@ public final class SyncHub: Sendable {
         return request
     }
 
-    /// The `"v"` of a request, read before anything else, so that a request of another version
-    /// is refused as such even when its other parts changed shape.
+    /// The `"v"` of a request that could not be parsed.
     private static func version(of data: Data) -> Int? {
         struct Versioned: Decodable { var v: Int }
         return try? JSONDecoder().decode(Versioned.self, from: data).v

@@ -324,9 +324,11 @@ struct SyncLedger {
             table: row.table, key: row.key,
             "INSERT INTO \(table) (\(([keyColumn] + names).map(SQLIdentifier.quote).joined(separator: ", "))) VALUES (\(placeholders))",
             [row.key] + names.map { values[$0]! })
-        try connection.execute(
-            "UPDATE \(SyncCapture.fieldsTable) SET parked = 0, value = NULL WHERE tbl = ? AND pk = ? AND col IN (SELECT value FROM json_each(?))",
-            [.text(row.table), row.key, .text(jsonArray(names))])
+        if local.values.contains(where: \.parked) {
+            try connection.execute(
+                "UPDATE \(SyncCapture.fieldsTable) SET parked = 0, value = NULL WHERE tbl = ? AND pk = ? AND col IN (SELECT value FROM json_each(?))",
+                [.text(row.table), row.key, .text(jsonArray(names))])
+        }
         return true
     }
 

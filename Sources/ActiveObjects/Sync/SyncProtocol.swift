@@ -24,12 +24,6 @@ enum SyncProtocol {
     static let deletedField = "-"
 
     static func isRowStateField(_ name: String) -> Bool { name == insertedField || name == deletedField }
-
-    static func encoder() -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = []
-        return encoder
-    }
 }
 
 /// A hybrid logical clock stamp: milliseconds since 1970 shifted left by 16 bits plus a
@@ -152,7 +146,7 @@ struct SyncReply: Codable, Sendable {
     enum CodingKeys: String, CodingKey { case version = "v", accepted = "a", rows = "r", cursor = "c", more = "m" }
 }
 
-/// A ``DatabaseValue`` as JSON, exactly: integers and text bare, reals and blobs tagged (so an
+/// A ``DatabaseValue`` as JSON (decoding; `SyncJSONWriter` writes the same shape), exactly: integers and text bare, reals and blobs tagged (so an
 /// integer never comes back as a real, and a real keeps every bit, infinities included).
 struct WireValue: Codable {
     var value: DatabaseValue
@@ -164,8 +158,9 @@ struct WireValue: Codable {
     init(from decoder: any Decoder) throws {
         if let single = try? decoder.singleValueContainer() {
             if single.decodeNil() { value = .null; return }
-            if let integer = try? single.decode(Int64.self) { value = .integer(integer); return }
+            // Text first: the most common value, and a failed attempt costs an error.
             if let text = try? single.decode(String.self) { value = .text(text); return }
+            if let integer = try? single.decode(Int64.self) { value = .integer(integer); return }
         }
         let tagged = try decoder.container(keyedBy: Tag.self)
         if tagged.contains(.real) {
