@@ -13,6 +13,8 @@ import Foundation
 struct HubStore {
     let connection: Connection
     let user: String
+    /// The hub's identity, sent with each reply.
+    let hub: String
 
     /// Merges the pushed rows and reads the rows to pull.
     func exchange(_ request: SyncRequest, limit: Int) throws -> SyncReply {
@@ -30,8 +32,11 @@ struct HubStore {
                 _ = try merge(row, into: id)
             }
         }
+        try connection.execute(
+            "INSERT INTO \(SyncHub.usersTable) (user, seq) VALUES (?, ?) ON CONFLICT (user) DO UPDATE SET seq = excluded.seq",
+            [.text(user), .integer(seq)])
         let (rows, cursor, more) = try changes(since: request.since, for: request.device, limit: limit)
-        return SyncReply(version: SyncProtocol.version, accepted: request.push.count, rows: rows, cursor: cursor, more: more)
+        return SyncReply(version: SyncProtocol.version, accepted: request.push.count, rows: rows, cursor: cursor, more: more, hub: hub)
     }
 
     private func rowID(table: String, key: DatabaseValue) throws -> Int64? {
@@ -64,8 +69,12 @@ struct HubStore {
     }
 
     private func lastSequence() throws -> Int64 {
-        if case .integer(let seq)? = try connection.scalarValue(
-            "SELECT max(seq) FROM \(SyncHub.rowsTable) WHERE user = ?", [.text(user)]) { return seq }
+        let seq = try connection.scalarValue(
+            """
+            SELECT max(coalesce((SELECT seq FROM \(SyncHub.usersTable) WHERE user = ?1), 0),
+                       coalesce((SELECT max(seq) FROM \(SyncHub.rowsTable) WHERE user = ?1), 0))
+            """, [.text(user)])
+        if case .integer(let seq)? = seq { return seq }
         return 0
     }
 
@@ -113,7 +122,7 @@ struct HubStore {
         var cursor = since
         var found: [(id: Int64, table: String, key: DatabaseValue)] = []
         var scanned = 0
-        let scanLimit = limit * 20
+        let scanLimit = limit.multipliedReportingOverflow(by: 20).overflow ? Int.max : limit * 20
         try connection.withStatement(
             "SELECT tbl, pk, seq, origin, other_seq, id FROM \(SyncHub.rowsTable) WHERE user = ? AND seq > ? ORDER BY seq",
             [.text(user), .integer(since)]

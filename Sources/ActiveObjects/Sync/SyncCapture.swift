@@ -37,8 +37,11 @@ enum SyncCapture {
             parked INTEGER NOT NULL DEFAULT 0, value,
             PRIMARY KEY (tbl, pk, col)) WITHOUT ROWID
         """,
+        // Rows with values waiting in the fields table: few, found at every apply.
+        "CREATE INDEX IF NOT EXISTS activeobjects_sync_fields_parked ON \(fieldsTable) (tbl, pk) WHERE parked = 1",
         "CREATE TABLE IF NOT EXISTS \(stateTable) (name TEXT PRIMARY KEY NOT NULL, value) WITHOUT ROWID",
-        "CREATE TABLE IF NOT EXISTS \(inboxTable) (batch INTEGER PRIMARY KEY, reply BLOB NOT NULL)",
+        // Numbers never reused: a synchronize() keeps the replies it stored by number.
+        "CREATE TABLE IF NOT EXISTS \(inboxTable) (batch INTEGER PRIMARY KEY AUTOINCREMENT, reply BLOB NOT NULL)",
     ]
 
     /// Whether a table name is one of the library's synchronization tables (device or hub).

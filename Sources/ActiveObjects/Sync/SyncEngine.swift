@@ -64,14 +64,16 @@ public final class SyncEngine: Sendable {
     /// The most rows one request pushes (the hub's limit on request size also applies).
     public let batchSize: Int
 
-    /// The synchronized tables: name → key column.
-    private let keyColumns: [String: String]
+    /// The synchronized models, by table.
+    private let models: [String: SyncModel]
     private let tableNames: [String]
     /// The synchronize() in progress, which the next one waits for.
     private let running = LockedValue<Task<SyncReport, any Error>?>(nil)
 
-    /// The largest request the engine builds, in bytes (below the hub's default limit).
+    /// The size a request's rows are kept under, in bytes; a larger row goes alone.
     static let requestBudget = 4 << 20
+    /// The largest row the engine pushes, in bytes (below the hub's default request limit).
+    static let largestRow = (8 << 20) - (64 << 10)
 
     /// Creates an engine for `models` in `database`, exchanging through `transport`. Installs
     /// change capture on each model's table that exists (tables created later get it from
@@ -93,14 +95,14 @@ public final class SyncEngine: Sendable {
         self.database = database
         self.transport = transport
         self.batchSize = batchSize
-        var keyColumns: [String: String] = [:]
+        var accepted: [String: SyncModel] = [:]
         var schemas: [ModelSchema] = []
         for model in models {
-            let schema = try ModelSchema.of(model)
-            keyColumns[schema.tableName] = try SyncCapture.keyColumn(of: schema).name
-            schemas.append(schema)
+            let checked = try SyncModel(model, in: database)
+            accepted[checked.table] = checked
+            schemas.append(try ModelSchema.of(model))
         }
-        self.keyColumns = keyColumns
+        self.models = accepted
         tableNames = schemas.map(\.tableName)
         try database.transaction {
             try database.withAccess(.write) { access in
@@ -163,15 +165,21 @@ public final class SyncEngine: Sendable {
         var pulling = true
         // The replies stored in the inbox by this call, by batch: applied without decoding again.
         var received: [Int64: SyncReply] = [:]
+        // Rows the hub would refuse (or too large to send): left queued, reported at the end.
+        var setAside: [SyncRowKey: String] = [:]
         while true {
             try Task.checkCancellation()
-            let outgoing = try await perform { ledger in try self.outgoingBatch(ledger, through: through) }
-            if outgoing.rows.isEmpty && !pulling { break }
+            let outgoing = try await perform { [setAside] ledger in
+                try self.outgoingBatch(ledger, through: through, skipping: Set(setAside.keys))
+            }
+            setAside.merge(outgoing.setAside) { first, _ in first }
+            if outgoing.rows.isEmpty && !pulling && outgoing.setAside.isEmpty { break }
+            if outgoing.rows.isEmpty && !outgoing.setAside.isEmpty && !pulling { continue }
             let request = SyncRequest(version: SyncProtocol.version, device: outgoing.node, user: nil,
                                       push: outgoing.rows, since: outgoing.cursor, limit: batchSize)
             let replyData = try await transport.exchange(SyncJSONWriter.encode(request))
             let reply = try decodeReply(replyData, pushed: outgoing.rows.count)
-            let batch = try await perform { ledger -> Int64? in
+            let stored = try await perform { ledger -> (batch: Int64?, restarted: Bool) in
                 try ledger.removeEntries(outgoing.entries)
                 var batch: Int64?
                 if !reply.rows.isEmpty {
@@ -179,15 +187,19 @@ public final class SyncEngine: Sendable {
                         "INSERT INTO \(SyncCapture.inboxTable) (reply) VALUES (?) RETURNING batch", [.blob(replyData)])
                     if case .integer(let number)? = stored { batch = number }
                 }
-                try ledger.setCursor(reply.cursor)
-                return batch
+                let restarted = try ledger.setCursor(reply.cursor, hub: reply.hub)
+                return (batch, restarted)
             }
-            if let batch { received[batch] = reply }
+            if let batch = stored.batch { received[batch] = reply }
             pushed += outgoing.rows.count
-            pulling = reply.more
-            if outgoing.rows.isEmpty && !reply.more { break }
+            pulling = reply.more || stored.restarted
         }
         let pulled = try await perform { [received] ledger in try self.applyInbox(ledger, received: received) }
+        if !setAside.isEmpty {
+            let reasons = setAside.values.sorted().prefix(3).joined(separator: "; ")
+            throw ActiveObjectError.syncRefused(
+                reason: "\(setAside.count) changed row(s) cannot be pushed and stay queued until they are fixed (\(reasons)); everything else was pushed (\(pushed) rows) and pulled (\(pulled) rows)")
+        }
         return SyncReport(pushed: pushed, pulled: pulled)
     }
 
@@ -203,74 +215,41 @@ public final class SyncEngine: Sendable {
 
     private struct Outgoing: Sendable {
         var rows: [SyncRow]
-        var entries: [Int64]
+        var entries: [SyncLedger.Entry]
+        var setAside: [SyncRowKey: String]
         var node: Int64
         var cursor: Int64
     }
 
-    /// The next batch of queued rows (up to `through`), within the batch size and the request budget.
-    private func outgoingBatch(_ ledger: SyncLedger, through: Int64) throws -> Outgoing {
+    /// The next batch of queued rows (up to `through`, leaving out `skipping`): at most
+    /// ``batchSize`` rows, within the request budget (a larger row goes alone). A row the hub
+    /// would refuse is set aside with the reason.
+    private func outgoingBatch(_ ledger: SyncLedger, through: Int64, skipping: Set<SyncRowKey>) throws -> Outgoing {
         try ledger.fold()
-        let pending = try ledger.pendingRows(limit: batchSize, through: through, tables: tableNames)
+        let pending = try ledger.pendingRows(limit: batchSize, through: through, tables: tableNames, skipping: skipping)
         var rows: [SyncRow] = []
-        var budget = Self.requestBudget
-        var lastRow = pending.rows.count
-        for (index, row) in pending.rows.enumerated() {
-            guard let keyColumn = keyColumns[row.table] else {
-                // A table this engine does not synchronize (another engine's): leave it queued.
+        var setAside: [SyncRowKey: String] = [:]
+        var size = 0
+        for key in pending {
+            guard let model = models[key.table] else { continue }
+            let row = try ledger.outgoingRow(table: key.table, key: key.key, keyColumn: model.keyColumn,
+                                             columns: Set(model.columns.keys))
+            if let problem = model.problem(with: row, knownColumnsOnly: true) {
+                setAside[key] = problem
                 continue
             }
-            let outgoing = try ledger.outgoingRow(table: row.table, key: row.key, keyColumn: keyColumn)
-            let size = Self.estimatedSize(outgoing)
-            if size > Self.requestBudget {
-                throw ActiveObjectError.syncRefused(
-                    reason: "the row \(row.key) of \(row.table) takes about \(size) bytes, more than one request may carry (\(Self.requestBudget))")
+            let rowSize = SyncJSONWriter.size(of: row)
+            if rowSize > Self.largestRow {
+                setAside[key] = "the row \(key.key) of \(key.table) takes \(rowSize) bytes, more than one request may carry (\(Self.largestRow))"
+                continue
             }
-            if size > budget { lastRow = index; break }
-            budget -= size
-            rows.append(outgoing)
+            if !rows.isEmpty && size + rowSize > Self.requestBudget { break }
+            size += rowSize
+            rows.append(row)
         }
-        // Acknowledge only the entries of rows sent.
-        var sent = Set<SyncRowKey>()
-        for row in rows { sent.insert(SyncRowKey(table: row.table, key: row.key)) }
-        var entries: [Int64] = []
-        if lastRow < pending.rows.count || rows.count < pending.rows.count {
-            entries = try entriesOf(sent, ledger: ledger, through: through)
-        } else {
-            entries = pending.entries
-        }
-        return Outgoing(rows: rows, entries: entries, node: try ledger.node(), cursor: try ledger.cursor())
-    }
-
-    private func entriesOf(_ rows: Set<SyncRowKey>, ledger: SyncLedger, through: Int64) throws -> [Int64] {
-        var entries: [Int64] = []
-        try ledger.connection.withStatement(
-            "SELECT seq, tbl, pk FROM \(SyncCapture.logTable) WHERE kind < 3 AND seq <= ? AND tbl IN (SELECT value FROM json_each(?)) ORDER BY seq",
-            [.integer(through), .text(jsonArray(tableNames))]
-        ) { statement in
-            while try statement.step() {
-                guard case .integer(let seq) = statement.value(at: 0), case .text(let table) = statement.value(at: 1) else { continue }
-                if rows.contains(SyncRowKey(table: table, key: statement.value(at: 2))) { entries.append(seq) }
-            }
-        }
-        return entries
-    }
-
-    /// About how many bytes a row takes as JSON.
-    static func estimatedSize(_ row: SyncRow) -> Int {
-        var size = 32 + row.table.utf8.count + estimatedSize(row.key)
-        for (column, field) in row.fields { size += column.utf8.count + 48 + estimatedSize(field.value) }
-        return size
-    }
-
-    private static func estimatedSize(_ value: DatabaseValue) -> Int {
-        switch value {
-        case .null: return 4
-        case .integer: return 20
-        case .real: return 32
-        case .text(let text): return text.utf8.count * 2 + 2
-        case .blob(let data): return data.count * 4 / 3 + 12
-        }
+        let sent = Set(rows.map { SyncRowKey(table: $0.table, key: $0.key) })
+        let entries = sent.isEmpty ? [] : try ledger.entries(of: sent, through: through, tables: tableNames)
+        return Outgoing(rows: rows, entries: entries, setAside: setAside, node: try ledger.node(), cursor: try ledger.cursor())
     }
 
     private func decodeReply(_ data: Data, pushed: Int) throws -> SyncReply {
@@ -304,7 +283,11 @@ public final class SyncEngine: Sendable {
                 if case .integer(let batch) = statement.value(at: 0) { batches.append(batch) }
             }
         }
-        guard !batches.isEmpty else { return 0 }
+        // Rows waiting in the fields table for a parent, or pulled by an engine without their model.
+        let waiting = try connection.scalarValue(
+            "SELECT EXISTS (SELECT 1 FROM \(SyncCapture.fieldsTable) WHERE parked = 1 AND tbl IN (SELECT value FROM json_each(?)))",
+            [.text(jsonArray(tableNames))]) == .integer(1)
+        guard !batches.isEmpty || waiting else { return 0 }
         try connection.execute("PRAGMA defer_foreign_keys = ON")
         let enforced = try connection.scalarValue("PRAGMA foreign_keys") == .integer(1)
         let childTables = enforced ? try ledger.tablesWithForeignKeys() : []
@@ -314,6 +297,12 @@ public final class SyncEngine: Sendable {
         var columnsByTable: [String: Set<String>] = [:]
         var latest: Int64 = 0
         var changed = 0
+        if waiting {
+            for (table, model) in models.sorted(by: { $0.key < $1.key }) {
+                let columns = try SyncCapture.tableColumns(table, on: connection)
+                if !columns.isEmpty { changed += try ledger.applyParked(table: table, keyColumn: model.keyColumn, columns: columns) }
+            }
+        }
         for batch in batches {
             let reply: SyncReply
             if let known = received[batch] {
@@ -329,7 +318,7 @@ public final class SyncEngine: Sendable {
                 }
                 for field in row.fields.values { latest = max(latest, field.stamp.time) }
                 // Rows of a table this engine does not synchronize (yet) are kept, parked.
-                let keyColumn = keyColumns[row.table]
+                let keyColumn = models[row.table]?.keyColumn
                 let columns = keyColumn == nil ? [] : columnsByTable[row.table] ?? []
                 if try ledger.apply(row, keyColumn: keyColumn, columns: columns) {
                     changed += 1
@@ -337,7 +326,9 @@ public final class SyncEngine: Sendable {
             }
         }
         if latest > 0 { try ledger.observe(latest) }
-        if !childTables.isEmpty { try ledger.repairForeignKeys(in: childTables, before: failingBefore) }
+        if !childTables.isEmpty {
+            try ledger.repairForeignKeys(in: childTables, before: failingBefore, keyColumns: models.mapValues(\.keyColumn))
+        }
         try connection.execute("DELETE FROM \(SyncCapture.inboxTable)")
         return changed
     }

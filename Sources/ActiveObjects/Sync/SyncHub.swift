@@ -22,15 +22,21 @@ public final class SyncHub: Sendable {
     public let database: Database
     /// The largest request ``handle(request:user:)`` accepts, in bytes.
     public let maximumRequestSize: Int
-    /// The most rows one request may push, and one reply brings.
+    /// The most rows one reply brings (a request is bounded by ``maximumRequestSize``).
     public let maximumBatchSize: Int
 
     /// What the hub accepts of each model, by table name.
-    private let models: [String: HubModel]
+    private let models: [String: SyncModel]
 
     static let rowsTable = "activeobjects_hub_rows"
     static let fieldsTable = "activeobjects_hub_fields"
     static let devicesTable = "activeobjects_hub_devices"
+    static let usersTable = "activeobjects_hub_users"
+    static let stateTable = "activeobjects_hub_state"
+
+    /// The hub's identity, made with its database: a device that moves to another hub (or to
+    /// this one restored from a backup) learns it and pulls everything again.
+    private let hubID: String
 
     /// Creates a hub storing its data in `database` and accepting `models`; creates its tables
     /// there when missing.
@@ -39,7 +45,7 @@ public final class SyncHub: Sendable {
     ///   - database: the hub's own database (the models' tables are not needed there).
     ///   - models: the synchronized models the hub accepts (older versions of them too).
     ///   - maximumRequestSize: requests larger than this many bytes are refused (default 8 MiB).
-    ///   - maximumBatchSize: the most rows a request may push and a reply brings (default 1,000).
+    ///   - maximumBatchSize: the most rows a reply brings (default 1,000).
     /// - Throws: ``ActiveObjectError/invalidModel(model:reason:)`` for a model that is not
     ///   ``ActiveObject/isSynchronized`` or has no UUID or String key, or two models of one
     ///   table; ``ActiveObjectError/invalidArgument(_:)`` for no model or a limit below 1;
@@ -53,20 +59,13 @@ public final class SyncHub: Sendable {
         self.database = database
         self.maximumRequestSize = maximumRequestSize
         self.maximumBatchSize = maximumBatchSize
-        var accepted: [String: HubModel] = [:]
+        var accepted: [String: SyncModel] = [:]
         for model in models {
-            let schema = try ModelSchema.of(model)
-            let key = try SyncCapture.keyColumn(of: schema)
-            guard accepted[schema.tableName] == nil else {
-                throw ActiveObjectError.invalidModel(model: schema.modelName, reason: "another model of the hub has the table \(schema.tableName)")
+            let checked = try SyncModel(model, in: database)
+            guard accepted[checked.table] == nil else {
+                throw ActiveObjectError.invalidModel(model: checked.name, reason: "another model of the hub has the table \(checked.table)")
             }
-            let context = schema.context(in: database)
-            var columns: [String: HubModel.Column] = [:]
-            for column in schema.columns where column.name != key.name {
-                columns[column.name] = HubModel.Column(type: column.columnType(dateStrategy: context.dateStrategy),
-                                                       isNullable: column.isNullable)
-            }
-            accepted[schema.tableName] = HubModel(name: schema.modelName, keyColumn: key.name, columns: columns)
+            accepted[checked.table] = checked
         }
         self.models = accepted
         try database.transaction {
@@ -87,7 +86,20 @@ public final class SyncHub: Sendable {
             try database.execute("""
                 CREATE TABLE IF NOT EXISTS \(Self.devicesTable) (device INTEGER PRIMARY KEY, user TEXT NOT NULL)
                 """)
+            // Each user's last position: positions are never given twice, even once the rows
+            // that had the last ones are removed.
+            try database.execute("""
+                CREATE TABLE IF NOT EXISTS \(Self.usersTable) (user TEXT PRIMARY KEY NOT NULL, seq INTEGER NOT NULL) WITHOUT ROWID
+                """)
+            try database.execute("""
+                CREATE TABLE IF NOT EXISTS \(Self.stateTable) (name TEXT PRIMARY KEY NOT NULL, value) WITHOUT ROWID
+                """)
+            try database.execute("INSERT OR IGNORE INTO \(Self.stateTable) (name, value) VALUES ('id', ?)", [UUID().uuidString])
         }
+        guard let id: String = try database.scalar("SELECT value FROM \(Self.stateTable) WHERE name = 'id'") else {
+            throw ActiveObjectError.misuse("the hub's database has no identity")
+        }
+        hubID = id
     }
 
     /// Handles one request of a device of `user`: checks all of it, merges the rows it pushes
@@ -103,9 +115,9 @@ public final class SyncHub: Sendable {
     /// - Returns: the reply to send back as the response body.
     /// - Throws: ``ActiveObjectError/syncRefused(reason:)`` — nothing applied — for a request
     ///   larger than ``maximumRequestSize``, one that cannot be parsed, of another protocol
-    ///   version, pushing more than ``maximumBatchSize`` rows, naming a model or column the hub
-    ///   does not know or a value its column cannot hold, claiming another user, or sent by a
-    ///   device that belongs to another user; ``ActiveObjectError/invalidArgument(_:)`` for an
+    ///   version, naming a model or column the hub does not know, a key its model cannot read
+    ///   or a value its column cannot hold, carrying a stamp more than a day ahead of the
+    ///   hub's clock, claiming another user, or sent by a device that belongs to another user; ``ActiveObjectError/invalidArgument(_:)`` for an
     ///   empty `user`; ``DatabaseError``.
     public func handle(request: Data, user: String) async throws -> Data {
         guard !user.isEmpty else { throw ActiveObjectError.invalidArgument("the hub's user is empty") }
@@ -113,7 +125,8 @@ public final class SyncHub: Sendable {
         let reply = try await database.perform(.writing) { [self] in
             try database.transaction {
                 try database.withAccess(.write) { access in
-                    try HubStore(connection: access.connection, user: user).exchange(parsed, limit: min(parsed.limit, maximumBatchSize))
+                    try HubStore(connection: access.connection, user: user, hub: hubID)
+                        .exchange(parsed, limit: min(parsed.limit, maximumBatchSize))
                 }
             }
         }
@@ -129,10 +142,10 @@ public final class SyncHub: Sendable {
         guard let accepted = models[table] else {
             throw ActiveObjectError.invalidArgument("the hub does not synchronize \(String(describing: model))")
         }
-        return try await database.perform(.reading) { [database] in
+        return try await database.perform(.reading) { [database, hubID] in
             try database.read {
                 try database.withAccess(.read) { access in
-                    try HubStore(connection: access.connection, user: user).rows(table: table, keyColumn: accepted.keyColumn)
+                    try HubStore(connection: access.connection, user: user, hub: hubID).rows(table: table, keyColumn: accepted.keyColumn)
                 }
             }
         }
@@ -167,38 +180,22 @@ public final class SyncHub: Sendable {
             throw ActiveObjectError.syncRefused(reason: "the request is for another user than the one authenticated")
         }
         guard request.device != 0 else { throw ActiveObjectError.syncRefused(reason: "the request names no device") }
-        guard request.push.count <= maximumBatchSize else {
-            throw ActiveObjectError.syncRefused(
-                reason: "the request pushes \(request.push.count) rows; this hub accepts at most \(maximumBatchSize) per request")
-        }
         guard request.since >= 0, request.limit >= 1 else {
             throw ActiveObjectError.syncRefused(reason: "the request's cursor or limit is out of range")
         }
+        let latest = SyncStamp.latestAcceptable()
         var seen = Set<SyncRowKey>()
         for row in request.push {
             guard let model = models[row.table] else {
                 throw ActiveObjectError.syncRefused(reason: "the hub does not synchronize a model of table \"\(row.table)\"")
             }
-            guard case .text = row.key else {
-                throw ActiveObjectError.syncRefused(reason: "a row of \(row.table) has the key \(row.key); keys are text (UUIDs or strings)")
-            }
+            if let problem = model.problem(with: row) { throw ActiveObjectError.syncRefused(reason: problem) }
             guard seen.insert(SyncRowKey(table: row.table, key: row.key)).inserted else {
                 throw ActiveObjectError.syncRefused(reason: "the row \(row.key) of \(row.table) is pushed twice in one request")
             }
-            for (column, field) in row.fields {
-                if SyncProtocol.isRowStateField(column) {
-                    guard field.value == .null else {
-                        throw ActiveObjectError.syncRefused(reason: "the \"\(column)\" stamp of row \(row.key) of \(row.table) carries a value")
-                    }
-                    continue
-                }
-                guard let accepted = model.columns[column] else {
-                    throw ActiveObjectError.syncRefused(reason: "\(model.name) (table \(row.table)) has no column \"\(column)\"")
-                }
-                if let problem = accepted.problem(with: field.value) {
-                    throw ActiveObjectError.syncRefused(
-                        reason: "the value \(field.value) of \(row.table).\(column) (row \(row.key)) \(problem)")
-                }
+            if let late = row.fields.first(where: { $0.value.stamp.time > latest }) {
+                throw ActiveObjectError.syncRefused(
+                    reason: "the \"\(late.key)\" stamp of row \(row.key) of \(row.table) is more than a day ahead of the hub's clock")
             }
         }
         return request
@@ -209,28 +206,4 @@ public final class SyncHub: Sendable {
         struct Versioned: Decodable { var v: Int }
         return try? JSONDecoder().decode(Versioned.self, from: data).v
     }
-}
-
-/// What a hub accepts of one model.
-struct HubModel: Sendable {
-    struct Column: Sendable {
-        var type: ColumnType
-        var isNullable: Bool
-
-        /// Why `value` cannot be stored in this column, or nil.
-        func problem(with value: DatabaseValue) -> String? {
-            switch value {
-            case .null: return isNullable ? nil : "is NULL in a non-optional column"
-            case .integer: return type == .integer || type == .real || type == .blob ? nil : "is not \(type.rawValue)"
-            case .real: return type == .real || type == .blob ? nil : "is not \(type.rawValue)"
-            case .text: return type == .text || type == .blob ? nil : "is not \(type.rawValue)"
-            // BLOB columns also hold values stored as they come (DatabaseValue properties).
-            case .blob: return nil
-            }
-        }
-    }
-
-    var name: String
-    var keyColumn: String
-    var columns: [String: Column]
 }

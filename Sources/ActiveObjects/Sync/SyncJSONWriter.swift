@@ -38,8 +38,20 @@ struct SyncJSONWriter {
         writer.rows(reply.rows)
         writer.raw(",\"c\":")
         writer.integer(reply.cursor)
-        writer.raw(reply.more ? ",\"m\":true}" : ",\"m\":false}")
+        writer.raw(reply.more ? ",\"m\":true" : ",\"m\":false")
+        if let hub = reply.hub {
+            writer.raw(",\"h\":")
+            writer.string(hub)
+        }
+        writer.raw("}")
         return Data(writer.bytes)
+    }
+
+    /// The bytes `row` takes in a message.
+    static func size(of row: SyncRow) -> Int {
+        var writer = SyncJSONWriter(capacity: 512)
+        writer.rows([row])
+        return writer.bytes.count - 1
     }
 
     private mutating func rows(_ rows: [SyncRow]) {

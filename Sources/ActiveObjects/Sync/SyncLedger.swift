@@ -40,7 +40,20 @@ struct SyncLedger {
 
     /// The pull cursor: the hub's position of the last row received.
     func cursor() throws -> Int64 { try integerState("cursor") }
-    func setCursor(_ cursor: Int64) throws { try setState("cursor", .integer(cursor)) }
+
+    /// Moves the pull cursor to a reply's. When the reply comes from another hub than the
+    /// previous one (a hub restored from a backup, or replaced), whose positions mean nothing
+    /// here, the cursor goes back to the start instead, and everything is pulled again
+    /// (applying a row twice changes nothing). Returns whether it went back.
+    func setCursor(_ cursor: Int64, hub: String?) throws -> Bool {
+        var restart = false
+        if let hub {
+            if case .text(let known)? = try state("hub"), known != hub { restart = true }
+            try setState("hub", .text(hub))
+        }
+        try setState("cursor", .integer(restart ? 0 : cursor))
+        return restart
+    }
 
     /// The last sequence number of the log (0 when empty).
     func lastSequence() throws -> Int64 {
@@ -116,7 +129,7 @@ struct SyncLedger {
                 case .integer(let day): physical = SyncStamp.physical(julianDay: Double(day))
                 default: break
                 }
-                clock = max(physical, clock + 1)
+                clock = max(physical, SyncStamp.after(clock))
                 let columns: [String]
                 switch kind {
                 case .insert: columns = [SyncProtocol.insertedField]
@@ -154,7 +167,7 @@ struct SyncLedger {
 
     /// A stamp for an edit the library makes now (after ``fold()``).
     func freshStamp() throws -> SyncStamp {
-        let clock = max(SyncStamp.physicalNow(), try integerState("clock") + 1)
+        let clock = max(SyncStamp.physicalNow(), SyncStamp.after(try integerState("clock")))
         try setState("clock", .integer(clock))
         return SyncStamp(time: clock, node: try node())
     }
@@ -178,44 +191,70 @@ struct SyncLedger {
     }
 
     /// The first rows of the log (in the order they were first changed), at most `limit` of
-    /// them, with the log entries that name them, up to `through`.
-    func pendingRows(limit: Int, through: Int64, tables: [String]) throws -> (rows: [(table: String, key: DatabaseValue)], entries: [Int64]) {
-        var rows: [(table: String, key: DatabaseValue)] = []
-        var seen = Set<SyncRowKey>()
-        var entries: [Int64] = []
+    /// them, up to `through`, leaving out `skipping`.
+    func pendingRows(limit: Int, through: Int64, tables: [String], skipping: Set<SyncRowKey>) throws -> [SyncRowKey] {
+        var rows: [SyncRowKey] = []
+        var seen = skipping
         try connection.withStatement(
-            "SELECT seq, tbl, pk FROM \(SyncCapture.logTable) WHERE kind < 3 AND seq <= ? AND tbl IN (SELECT value FROM json_each(?)) ORDER BY seq",
+            "SELECT tbl, pk FROM \(SyncCapture.logTable) WHERE kind < 3 AND seq <= ? AND tbl IN (SELECT value FROM json_each(?)) ORDER BY seq",
             [.integer(through), .text(jsonArray(tables))]
         ) { statement in
             while try statement.step() {
-                guard case .integer(let seq) = statement.value(at: 0), case .text(let table) = statement.value(at: 1) else { continue }
-                let key = statement.value(at: 2)
-                let rowKey = SyncRowKey(table: table, key: key)
-                if !seen.contains(rowKey) {
+                guard case .text(let table) = statement.value(at: 0) else { continue }
+                let row = SyncRowKey(table: table, key: statement.value(at: 1))
+                if seen.insert(row).inserted {
+                    rows.append(row)
                     if rows.count == limit { break }
-                    seen.insert(rowKey)
-                    rows.append((table, key))
                 }
-                entries.append(seq)
             }
         }
-        return (rows, entries)
+        return rows
     }
 
-    /// Removes log entries the hub stored.
-    func removeEntries(_ entries: [Int64]) throws {
+    /// A folded log entry: its number and stamp, which together name it even after the number
+    /// is reused (a number is one more than the largest left in the log).
+    struct Entry: Hashable, Sendable {
+        var seq: Int64
+        var stamp: Int64
+    }
+
+    /// Every folded entry of `rows` up to `through`.
+    func entries(of rows: Set<SyncRowKey>, through: Int64, tables: [String]) throws -> [Entry] {
+        var entries: [Entry] = []
+        try connection.withStatement(
+            "SELECT seq, stamp, tbl, pk FROM \(SyncCapture.logTable) WHERE kind < 3 AND seq <= ? AND stamp IS NOT NULL AND tbl IN (SELECT value FROM json_each(?)) ORDER BY seq",
+            [.integer(through), .text(jsonArray(tables))]
+        ) { statement in
+            while try statement.step() {
+                guard case .integer(let seq) = statement.value(at: 0), case .integer(let stamp) = statement.value(at: 1),
+                      case .text(let table) = statement.value(at: 2) else { continue }
+                if rows.contains(SyncRowKey(table: table, key: statement.value(at: 3))) { entries.append(Entry(seq: seq, stamp: stamp)) }
+            }
+        }
+        return entries
+    }
+
+    /// Removes log entries the hub stored — those exactly: an entry made since, which may have
+    /// been given a number of one removed meanwhile (another engine on the file), has another stamp.
+    func removeEntries(_ entries: [Entry]) throws {
         for chunk in stride(from: 0, to: entries.count, by: 500) {
             let slice = entries[chunk..<min(chunk + 500, entries.count)]
             try connection.execute(
-                "DELETE FROM \(SyncCapture.logTable) WHERE seq IN (SELECT value FROM json_each(?))",
-                [.text("[" + slice.map(String.init).joined(separator: ",") + "]")])
+                """
+                DELETE FROM \(SyncCapture.logTable) WHERE (seq, stamp) IN
+                    (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))
+                """,
+                [.text("[" + slice.map { "[\($0.seq),\($0.stamp)]" }.joined(separator: ",") + "]")])
         }
     }
 
     /// A row's state to push: every stamped field, with the value the table holds (or the
     /// parked value of a column it lacks). A row the stamps say exists but the table does not
     /// hold (removed by a cascade while pulled rows were applied) is recorded as deleted now.
-    func outgoingRow(table: String, key: DatabaseValue, keyColumn: String) throws -> SyncRow {
+    ///
+    /// Only `columns` (the model's) and parked columns (which came from the hub) are sent: a
+    /// column the model dropped, which the table keeps, is not the hub's business.
+    func outgoingRow(table: String, key: DatabaseValue, keyColumn: String, columns: Set<String>) throws -> SyncRow {
         let stamps = try fields(table: table, key: key)
         var current: [String: DatabaseValue] = [:]
         var exists = false
@@ -232,7 +271,7 @@ struct SyncLedger {
                 fields[column] = SyncField(value: .null, stamp: field.stamp)
             } else if column.lowercased() == keyColumn.lowercased() {
                 continue
-            } else if let value = current[column] {
+            } else if let value = current[column], columns.contains(column) {
                 fields[column] = SyncField(value: value, stamp: field.stamp)
             } else if field.parked {
                 fields[column] = SyncField(value: field.value, stamp: field.stamp)
@@ -240,7 +279,9 @@ struct SyncLedger {
         }
         let alive = SyncRow.isAlive(inserted: fields[SyncProtocol.insertedField]?.stamp,
                                     deleted: fields[SyncProtocol.deletedField]?.stamp)
-        if !exists && alive && !stamps.isEmpty {
+        // (A row waiting in the fields table — for its parent, or for this device's table — is
+        // not missing: its values are parked.)
+        if !exists && alive && !stamps.isEmpty && !stamps.values.contains(where: \.parked) {
             let stamp = try freshStamp()
             try setField(table: table, key: key, column: SyncProtocol.deletedField, stamp: stamp)
             fields[SyncProtocol.deletedField] = SyncField(value: .null, stamp: stamp)
@@ -312,10 +353,13 @@ struct SyncLedger {
                                      "UPDATE \(table) SET \(assignments) WHERE \(quotedKey) = ? AND (\(differs))",
                                      values + [row.key] + values)
         }
-        // Inserted anew (or first seen): the pulled values, the values kept for this row where
-        // this device's edits are later, and the other columns' defaults.
-        var values = Dictionary(uniqueKeysWithValues: written.map { ($0.key, $0.value.value) })
-        for (column, field) in local where field.parked && inTable(column) && values[column] == nil {
+        // Inserted anew (or first seen): the pulled values — also of columns whose stamp is not
+        // later than this device's, when this device has no value for them — the values kept
+        // aside here where this device's edit is later, and the other columns' defaults.
+        var values: [String: DatabaseValue] = [:]
+        for (column, field) in row.fields where inTable(column) { values[column] = field.value }
+        for (column, field) in local where field.parked && inTable(column) {
+            if let pulled = row.fields[column], pulled.stamp > field.stamp { continue }
             values[column] = field.value
         }
         let names = values.keys.sorted()
@@ -338,10 +382,14 @@ struct SyncLedger {
         try setField(table: row.table, key: row.key, column: column, stamp: field.stamp, parked: parked, value: field.value)
     }
 
-    /// Writes the parked values of `table` whose columns it now has (after ``createTable()``
-    /// added them), without recording them as local changes; a row the stamps say exists but
-    /// the table lacks (pulled before the table was created) is inserted.
-    func applyParked(table: String, keyColumn: String, columns: [String]) throws {
+    /// Writes the parked values of `table` whose columns it now has, without recording them as
+    /// local changes: after ``createTable()`` added a column or created the table, and at each
+    /// apply, for rows waiting for their parent or pulled by an engine without the model. A row
+    /// the stamps say exists but the table lacks is inserted. Values of a row that does not
+    /// exist stay parked, and so do those whose write fails (a parent that is not there yet):
+    /// they are tried again at the next apply. Returns the number of rows written.
+    @discardableResult
+    func applyParked(table: String, keyColumn: String, columns: [String]) throws -> Int {
         let lower = Set(columns.map { $0.lowercased() })
         var keys: [DatabaseValue] = []
         var seen = Set<DatabaseValue>()
@@ -354,30 +402,57 @@ struct SyncLedger {
                 if seen.insert(key).inserted { keys.append(key) }
             }
         }
-        guard !keys.isEmpty else { return }
+        guard !keys.isEmpty else { return 0 }
         let quotedTable = SQLIdentifier.quote(table)
         let quotedKey = SQLIdentifier.quote(keyColumn)
+        var written = 0
         for key in keys {
             let stamps = try fields(table: table, key: key)
+            guard SyncRow.isAlive(inserted: stamps[SyncProtocol.insertedField]?.stamp,
+                                  deleted: stamps[SyncProtocol.deletedField]?.stamp) else { continue }
             let parked = stamps.filter { column, field in
                 field.parked && lower.contains(column.lowercased()) && column.lowercased() != keyColumn.lowercased()
             }.sorted { $0.key < $1.key }
+            guard !parked.isEmpty else { continue }
+            let values = parked.map(\.value.value)
+            do {
+                if try connection.scalarValue("SELECT 1 FROM \(quotedTable) WHERE \(quotedKey) = ?", [key]) != nil {
+                    let assignments = parked.map { "\(SQLIdentifier.quote($0.key)) = ?" }.joined(separator: ", ")
+                    try writingPulled(table: table, key: key, "UPDATE \(quotedTable) SET \(assignments) WHERE \(quotedKey) = ?", values + [key])
+                } else {
+                    let names = [quotedKey] + parked.map { SQLIdentifier.quote($0.key) }
+                    let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
+                    try writingPulled(table: table, key: key,
+                                      "INSERT INTO \(quotedTable) (\(names.joined(separator: ", "))) VALUES (\(placeholders))", [key] + values)
+                }
+            } catch is DatabaseError {
+                // Only this statement was undone; the values wait for the next try.
+                continue
+            }
+            written += 1
             try connection.execute(
                 "UPDATE \(SyncCapture.fieldsTable) SET parked = 0, value = NULL WHERE tbl = ? AND pk = ? AND col IN (SELECT value FROM json_each(?))",
                 [.text(table), key, .text(jsonArray(parked.map(\.key)))])
-            guard !parked.isEmpty, SyncRow.isAlive(inserted: stamps[SyncProtocol.insertedField]?.stamp,
-                                                   deleted: stamps[SyncProtocol.deletedField]?.stamp) else { continue }
-            let values = parked.map(\.value.value)
-            if try connection.scalarValue("SELECT 1 FROM \(quotedTable) WHERE \(quotedKey) = ?", [key]) != nil {
-                let assignments = parked.map { "\(SQLIdentifier.quote($0.key)) = ?" }.joined(separator: ", ")
-                try writingPulled(table: table, key: key, "UPDATE \(quotedTable) SET \(assignments) WHERE \(quotedKey) = ?", values + [key])
-            } else {
-                let names = [quotedKey] + parked.map { SQLIdentifier.quote($0.key) }
-                let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
-                try writingPulled(table: table, key: key,
-                                  "INSERT INTO \(quotedTable) (\(names.joined(separator: ", "))) VALUES (\(placeholders))", [key] + values)
-            }
         }
+        return written
+    }
+
+    /// Takes a row out of its table — it waits, parked, for its parent — without recording a
+    /// delete: every value it has goes to the fields table.
+    func park(table: String, keyColumn: String, rowID: Int64) throws {
+        var values: [String: DatabaseValue] = [:]
+        try connection.withStatement("SELECT * FROM \(SQLIdentifier.quote(table)) WHERE rowid = ?", [.integer(rowID)]) { statement in
+            guard try statement.step() else { return }
+            for index in 0..<statement.columnCount { values[statement.columnName(index)] = statement.value(at: index) }
+        }
+        guard let key = values[keyColumn] else { return }
+        let stamps = try fields(table: table, key: key)
+        for (column, value) in values where column.lowercased() != keyColumn.lowercased() && stamps[column] != nil {
+            try connection.execute(
+                "UPDATE \(SyncCapture.fieldsTable) SET parked = 1, value = ? WHERE tbl = ? AND pk = ? AND col = ?",
+                [value, .text(table), key, .text(column)])
+        }
+        try writingPulled(table: table, key: key, "DELETE FROM \(SQLIdentifier.quote(table)) WHERE rowid = ?", [.integer(rowID)])
     }
 
     /// Runs a statement that writes a pulled row, and removes what the triggers recorded of that
@@ -429,31 +504,39 @@ extension SyncLedger {
     }
 
     /// Brings back every foreign key of `tables` that held before pulled rows were applied with
-    /// the checks deferred (`before`: those that already failed, which are left alone): a row
-    /// whose parent another device deleted meanwhile gets what its foreign key declares for a
-    /// deleted parent (`SET NULL`), or is deleted (`CASCADE`, and also `NO ACTION`, `RESTRICT`
-    /// and `SET DEFAULT`: the delete already happened elsewhere). In a synchronized table these
-    /// are local edits, recorded and pushed like any other, so every device ends with the same
-    /// rows.
+    /// the checks deferred (`before`: those that already failed, which are left alone):
+    ///
+    /// - a row whose parent another device deleted — the parent's stamps here say so — gets
+    ///   what its foreign key declares for a deleted parent (`SET NULL`), or is deleted
+    ///   (`CASCADE`, and also `NO ACTION`, `RESTRICT` and `SET DEFAULT`: the delete already
+    ///   happened elsewhere). In a synchronized table these are local edits, recorded and
+    ///   pushed like any other, so every device ends with the same rows;
+    /// - a row of a synchronized table (`keyColumns`) whose parent has not arrived yet (pushed
+    ///   after it by its device) waits, parked, and is written again at the next apply.
     /// - Throws: ``ActiveObjectError/syncRefused(reason:)`` when a violation cannot be
     ///   repaired (a `WITHOUT ROWID` child table), ``DatabaseError``.
-    func repairForeignKeys(in tables: [String], before: Set<Violation>) throws {
+    func repairForeignKeys(in tables: [String], before: Set<Violation>, keyColumns: [String: String]) throws {
         for _ in 0..<16 {
             let violations = try violations(in: tables).subtracting(before)
             if violations.isEmpty { return }
-            for violation in violations {
+            for violation in violations.sorted(by: { ($0.table, $0.foreignKey) < ($1.table, $1.foreignKey) }) {
                 guard case .integer(let rowID) = violation.rowID else {
                     throw ActiveObjectError.syncRefused(
-                        reason: "a row of the WITHOUT ROWID table \(violation.table) lost its parent to a delete made on another device, and cannot be repaired")
+                        reason: "a row of the WITHOUT ROWID table \(violation.table) lost its parent, and cannot be repaired")
                 }
-                let keys = try connection.rows("SELECT \"from\", on_delete FROM pragma_foreign_key_list(?) WHERE id = ?",
+                let keys = try connection.rows("SELECT \"from\", \"table\", on_delete FROM pragma_foreign_key_list(?) WHERE id = ?",
                                                [.text(violation.table), .integer(violation.foreignKey)])
                 let quotedTable = SQLIdentifier.quote(violation.table)
-                if let first = keys.first, first.values[1] == .text("SET NULL") {
-                    let assignments = keys.compactMap { row -> String? in
-                        guard case .text(let column) = row.values[0] else { return nil }
-                        return "\(SQLIdentifier.quote(column)) = NULL"
-                    }.joined(separator: ", ")
+                let fromColumns = keys.compactMap { row -> String? in
+                    if case .text(let column) = row.values[0] { return column }
+                    return nil
+                }
+                if let keyColumn = keyColumns[violation.table],
+                   try !parentIsDeleted(child: violation.table, rowID: rowID, fromColumns: fromColumns,
+                                        parent: keys.first?.values[1]) {
+                    try park(table: violation.table, keyColumn: keyColumn, rowID: rowID)
+                } else if let first = keys.first, first.values[2] == .text("SET NULL") {
+                    let assignments = fromColumns.map { "\(SQLIdentifier.quote($0)) = NULL" }.joined(separator: ", ")
                     try connection.execute("UPDATE \(quotedTable) SET \(assignments) WHERE rowid = ?", [.integer(rowID)])
                 } else {
                     try connection.execute("DELETE FROM \(quotedTable) WHERE rowid = ?", [.integer(rowID)])
@@ -461,6 +544,18 @@ extension SyncLedger {
             }
         }
         throw ActiveObjectError.syncRefused(reason: "foreign keys still fail after repairing the rows whose parents were deleted")
+    }
+
+    /// Whether the parent a row's foreign key names was deleted by a synchronized delete (its
+    /// stamps here say it does not exist), as opposed to not having arrived yet.
+    private func parentIsDeleted(child: String, rowID: Int64, fromColumns: [String], parent: DatabaseValue?) throws -> Bool {
+        guard fromColumns.count == 1, case .text(let parentTable)? = parent,
+              let value = try connection.scalarValue(
+                "SELECT \(SQLIdentifier.quote(fromColumns[0])) FROM \(SQLIdentifier.quote(child)) WHERE rowid = ?", [.integer(rowID)])
+        else { return true }
+        let stamps = try fields(table: parentTable, key: value)
+        guard !stamps.isEmpty else { return false }
+        return !SyncRow.isAlive(inserted: stamps[SyncProtocol.insertedField]?.stamp, deleted: stamps[SyncProtocol.deletedField]?.stamp)
     }
 }
 

@@ -7,7 +7,7 @@ import Foundation
 ///
 /// ```text
 /// request: {"v": 1, "d": <device node>, "u": <user, optional>, "p": [row…], "s": <cursor>, "l": <pull limit>}
-/// reply:   {"v": 1, "a": <rows of "p" merged>, "r": [row…], "c": <new cursor>, "m": <more to pull?>}
+/// reply:   {"v": 1, "a": <rows of "p" merged>, "r": [row…], "c": <new cursor>, "m": <more to pull?>, "h": <hub id>}
 /// row:     {"t": <table>, "k": <key>, "f": {<column>: [<value>, <hlc>, <node>], "+": [null, …], "-": [null, …]}}
 /// value:   null | <integer> | <text> | {"r": <real or "inf"/"-inf">} | {"b": <base64>}
 /// ```
@@ -49,6 +49,13 @@ struct SyncStamp: Comparable, Hashable, Sendable {
     static func physicalNow() -> Int64 {
         Int64(Date().timeIntervalSince1970 * 1000) << 16
     }
+
+    /// The next value of a clock that is at `time` (saturating: a clock at its end stays there).
+    static func after(_ time: Int64) -> Int64 { time == .max ? time : time + 1 }
+
+    /// The latest stamp a hub accepts: a day ahead of its own clock. A device whose clock runs
+    /// further ahead would win every later edit until real time caught up with it.
+    static func latestAcceptable() -> Int64 { physicalNow() + (86_400_000 << 16) }
 }
 
 /// One field of a synchronized row on the wire: its value and the stamp of the edit that wrote it.
@@ -142,8 +149,10 @@ struct SyncReply: Codable, Sendable {
     var rows: [SyncRow]
     var cursor: Int64
     var more: Bool
+    /// The hub's identity: a device whose cursor came from another hub starts pulling again.
+    var hub: String?
 
-    enum CodingKeys: String, CodingKey { case version = "v", accepted = "a", rows = "r", cursor = "c", more = "m" }
+    enum CodingKeys: String, CodingKey { case version = "v", accepted = "a", rows = "r", cursor = "c", more = "m", hub = "h" }
 }
 
 /// A ``DatabaseValue`` as JSON (decoding; `SyncJSONWriter` writes the same shape), exactly: integers and text bare, reals and blobs tagged (so an

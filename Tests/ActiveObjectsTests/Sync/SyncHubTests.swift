@@ -127,8 +127,6 @@ import Testing
             #expect(reason.contains("\(big.count) bytes") && reason.contains("at most 1000"), "\(reason)")
         }
         #expect(try await world.hub.rows(of: SyncNote.self, user: "alice").isEmpty)
-        let many = try Self.request(rows: (0..<1001).map { Self.note("n\($0)") })
-        try await Self.expectRefused(world, many, mentioning: ["1001 rows", "at most 1000"])
     }
 
     @Test func theEngineRefusesAReplyItCannotRead() async throws {
