@@ -15,16 +15,25 @@ struct HubStore {
     let user: String
     /// The hub's identity, sent with each reply.
     let hub: String
+    /// The columns the hub's models declare, by table: only these are sent to devices (a
+    /// column a model dropped stays stored, for older devices' pushes, but is not sent).
+    let columns: [String: Set<String>]
 
     /// Merges the pushed rows and reads the rows to pull.
     func exchange(_ request: SyncRequest, limit: Int) throws -> SyncReply {
         try register(device: request.device)
         var seq = try lastSequence()
+        // A cursor beyond the last position: this hub was restored from a backup. The device
+        // pulls from the start (and pushes everything again).
+        let reset = request.since > seq
+        let since = reset ? 0 : request.since
+        // New positions go beyond the cursor: other devices may hold one as far.
+        if reset { seq = request.since }
         for row in request.push where !row.fields.isEmpty {
             if let id = try rowID(table: row.table, key: row.key) {
                 if try merge(row, into: id) {
                     seq += 1
-                    try recordChange(id: id, device: request.device, seq: seq, since: request.since)
+                    try recordChange(id: id, device: request.device, seq: seq, since: since)
                 }
             } else {
                 seq += 1
@@ -35,8 +44,9 @@ struct HubStore {
         try connection.execute(
             "INSERT INTO \(SyncHub.usersTable) (user, seq) VALUES (?, ?) ON CONFLICT (user) DO UPDATE SET seq = excluded.seq",
             [.text(user), .integer(seq)])
-        let (rows, cursor, more) = try changes(since: request.since, for: request.device, limit: limit)
-        return SyncReply(version: SyncProtocol.version, accepted: request.push.count, rows: rows, cursor: cursor, more: more, hub: hub)
+        let (rows, cursor, more) = try changes(since: since, for: request.device, limit: limit)
+        return SyncReply(version: SyncProtocol.version, accepted: request.push.count, rows: rows, cursor: cursor, more: more,
+                         hub: hub, reset: reset ? true : nil)
     }
 
     private func rowID(table: String, key: DatabaseValue) throws -> Int64? {
@@ -144,19 +154,21 @@ struct HubStore {
         var rows: [SyncRow] = []
         rows.reserveCapacity(found.count)
         for (id, table, key) in found {
-            rows.append(SyncRow(table: table, key: key, fields: try fields(of: id)))
+            rows.append(SyncRow(table: table, key: key, fields: try fields(of: id, table: table)))
         }
         return (rows, cursor, more)
     }
 
-    private func fields(of id: Int64) throws -> [String: SyncField] {
+    private func fields(of id: Int64, table: String) throws -> [String: SyncField] {
+        let declared = columns[table] ?? []
         var fields: [String: SyncField] = [:]
         try connection.withStatement(
             "SELECT col, value, hlc, node FROM \(SyncHub.fieldsTable) WHERE row = ?", [.integer(id)]
         ) { statement in
             while try statement.step() {
                 guard case .text(let column) = statement.value(at: 0), case .integer(let time) = statement.value(at: 2),
-                      case .integer(let node) = statement.value(at: 3) else { continue }
+                      case .integer(let node) = statement.value(at: 3),
+                      SyncProtocol.isRowStateField(column) || declared.contains(column) else { continue }
                 fields[column] = SyncField(value: statement.value(at: 1), stamp: SyncStamp(time: time, node: node))
             }
         }
@@ -175,7 +187,7 @@ struct HubStore {
         }
         var result: [[String: DatabaseValue]] = []
         for (id, key) in keys {
-            let fields = try fields(of: id)
+            let fields = try fields(of: id, table: table)
             guard SyncRow.isAlive(inserted: fields[SyncProtocol.insertedField]?.stamp,
                                   deleted: fields[SyncProtocol.deletedField]?.stamp) else { continue }
             var row: [String: DatabaseValue] = [keyColumn: key]

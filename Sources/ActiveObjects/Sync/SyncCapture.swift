@@ -20,6 +20,8 @@ enum SyncCapture {
         case insert = 0, update = 1, delete = 2
         /// Not a change: the clock moves up to `stamp` (written after applying pulled rows).
         case clock = 3
+        /// Not a change: the row is pushed again as it is (for a new hub). Written folded.
+        case resend = 4
     }
 
     /// Separates column names in an update's entry (names never contain it).

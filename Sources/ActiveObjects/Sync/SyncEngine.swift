@@ -157,7 +157,7 @@ public final class SyncEngine: Sendable {
     // MARK: One synchronization
 
     private func run() async throws -> SyncReport {
-        let through = try await perform { ledger in
+        var through = try await perform { ledger in
             try ledger.fold()
             return try ledger.lastSequence()
         }
@@ -167,9 +167,12 @@ public final class SyncEngine: Sendable {
         var received: [Int64: SyncReply] = [:]
         // Rows the hub would refuse (or too large to send): left queued, reported at the end.
         var setAside: [SyncRowKey: String] = [:]
+        // Whether this call already started over with a new hub (once: a hub whose identity
+        // changes at every reply must not keep it busy forever).
+        var restarted = false
         while true {
             try Task.checkCancellation()
-            let outgoing = try await perform { [setAside] ledger in
+            let outgoing = try await perform { [setAside, through] ledger in
                 try self.outgoingBatch(ledger, through: through, skipping: Set(setAside.keys))
             }
             setAside.merge(outgoing.setAside) { first, _ in first }
@@ -187,12 +190,21 @@ public final class SyncEngine: Sendable {
                         "INSERT INTO \(SyncCapture.inboxTable) (reply) VALUES (?) RETURNING batch", [.blob(replyData)])
                     if case .integer(let number)? = stored { batch = number }
                 }
-                let restarted = try ledger.setCursor(reply.cursor, hub: reply.hub)
+                let restarted = try ledger.setCursor(reply.cursor, hub: reply.hub, reset: reply.reset == true)
                 return (batch, restarted)
             }
             if let batch = stored.batch { received[batch] = reply }
             pushed += outgoing.rows.count
-            pulling = reply.more || stored.restarted
+            pulling = reply.more
+            if stored.restarted && !restarted {
+                // Another hub, or this one restored from a backup: pull everything, push everything.
+                restarted = true
+                pulling = true
+                through = try await perform { [tableNames] ledger in
+                    try ledger.queueEverything(tables: tableNames)
+                    return try ledger.lastSequence()
+                }
+            }
         }
         let pulled = try await perform { [received] ledger in try self.applyInbox(ledger, received: received) }
         if !setAside.isEmpty {
@@ -236,6 +248,10 @@ public final class SyncEngine: Sendable {
                                              columns: Set(model.columns.keys))
             if let problem = model.problem(with: row, knownColumnsOnly: true) {
                 setAside[key] = problem
+                continue
+            }
+            if row.fields.values.contains(where: { $0.stamp.time > SyncStamp.latestAcceptable() }) {
+                setAside[key] = "the row \(key.key) of \(key.table) was stamped more than a day ahead of this device's clock (it ran ahead): the hub refuses it until then"
                 continue
             }
             let rowSize = SyncJSONWriter.size(of: row)
@@ -296,12 +312,15 @@ public final class SyncEngine: Sendable {
         try ledger.fold()
         var columnsByTable: [String: Set<String>] = [:]
         var latest: Int64 = 0
-        var changed = 0
+        var changed = Set<SyncRowKey>()
+        // Rows written again from the values they waited with.
+        var retried = Set<SyncRowKey>()
         if waiting {
             for (table, model) in models.sorted(by: { $0.key < $1.key }) {
                 let columns = try SyncCapture.tableColumns(table, on: connection)
-                if !columns.isEmpty { changed += try ledger.applyParked(table: table, keyColumn: model.keyColumn, columns: columns) }
+                if !columns.isEmpty { retried.formUnion(try ledger.applyParked(table: table, keyColumn: model.keyColumn, columns: columns)) }
             }
+            changed = retried
         }
         for batch in batches {
             let reply: SyncReply
@@ -321,15 +340,22 @@ public final class SyncEngine: Sendable {
                 let keyColumn = models[row.table]?.keyColumn
                 let columns = keyColumn == nil ? [] : columnsByTable[row.table] ?? []
                 if try ledger.apply(row, keyColumn: keyColumn, columns: columns) {
-                    changed += 1
+                    changed.insert(SyncRowKey(table: row.table, key: row.key))
                 }
             }
         }
         if latest > 0 { try ledger.observe(latest) }
         if !childTables.isEmpty {
-            try ledger.repairForeignKeys(in: childTables, before: failingBefore, keyColumns: models.mapValues(\.keyColumn))
+            let parked = try ledger.repairForeignKeys(in: childTables, before: failingBefore, keyColumns: models.mapValues(\.keyColumn))
+            // A row that went back to waiting for its parent did not change (as far as anyone sees).
+            for row in parked where changed.contains(row) {
+                guard let model = models[row.table] else { continue }
+                let present = try connection.scalarValue(
+                    "SELECT 1 FROM \(SQLIdentifier.quote(row.table)) WHERE \(SQLIdentifier.quote(model.keyColumn)) = ?", [row.key])
+                if present == nil || retried.contains(row) { changed.remove(row) }
+            }
         }
         try connection.execute("DELETE FROM \(SyncCapture.inboxTable)")
-        return changed
+        return changed.count
     }
 }

@@ -37,6 +37,8 @@ public final class SyncHub: Sendable {
     /// The hub's identity, made with its database: a device that moves to another hub (or to
     /// this one restored from a backup) learns it and pulls everything again.
     private let hubID: String
+    /// The columns each model declares, by table.
+    private let declaredColumns: [String: Set<String>]
 
     /// Creates a hub storing its data in `database` and accepting `models`; creates its tables
     /// there when missing.
@@ -68,6 +70,7 @@ public final class SyncHub: Sendable {
             accepted[checked.table] = checked
         }
         self.models = accepted
+        declaredColumns = accepted.mapValues { Set($0.columns.keys) }
         try database.transaction {
             // Fields are keyed by the row's number, given in order of arrival: a push's new rows
             // append to the fields' tree instead of landing all over it (keys are random UUIDs).
@@ -125,7 +128,7 @@ public final class SyncHub: Sendable {
         let reply = try await database.perform(.writing) { [self] in
             try database.transaction {
                 try database.withAccess(.write) { access in
-                    try HubStore(connection: access.connection, user: user, hub: hubID)
+                    try HubStore(connection: access.connection, user: user, hub: hubID, columns: declaredColumns)
                         .exchange(parsed, limit: min(parsed.limit, maximumBatchSize))
                 }
             }
@@ -142,10 +145,10 @@ public final class SyncHub: Sendable {
         guard let accepted = models[table] else {
             throw ActiveObjectError.invalidArgument("the hub does not synchronize \(String(describing: model))")
         }
-        return try await database.perform(.reading) { [database, hubID] in
+        return try await database.perform(.reading) { [database, hubID, declaredColumns] in
             try database.read {
                 try database.withAccess(.read) { access in
-                    try HubStore(connection: access.connection, user: user, hub: hubID).rows(table: table, keyColumn: accepted.keyColumn)
+                    try HubStore(connection: access.connection, user: user, hub: hubID, columns: declaredColumns).rows(table: table, keyColumn: accepted.keyColumn)
                 }
             }
         }

@@ -43,6 +43,7 @@ struct SyncJSONWriter {
             writer.raw(",\"h\":")
             writer.string(hub)
         }
+        if reply.reset == true { writer.raw(",\"x\":true") }
         writer.raw("}")
         return Data(writer.bytes)
     }

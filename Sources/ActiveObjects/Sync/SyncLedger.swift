@@ -45,14 +45,28 @@ struct SyncLedger {
     /// previous one (a hub restored from a backup, or replaced), whose positions mean nothing
     /// here, the cursor goes back to the start instead, and everything is pulled again
     /// (applying a row twice changes nothing). Returns whether it went back.
-    func setCursor(_ cursor: Int64, hub: String?) throws -> Bool {
-        var restart = false
+    /// A hub that says it does not know the cursor (`reset`: restored from a backup, its
+    /// positions behind the device's) answered from the start already: its cursor is kept.
+    func setCursor(_ cursor: Int64, hub: String?, reset: Bool) throws -> Bool {
+        var otherHub = false
         if let hub {
-            if case .text(let known)? = try state("hub"), known != hub { restart = true }
+            if case .text(let known)? = try state("hub"), known != hub { otherHub = true }
             try setState("hub", .text(hub))
         }
-        try setState("cursor", .integer(restart ? 0 : cursor))
-        return restart
+        try setState("cursor", .integer(otherHub ? 0 : cursor))
+        return otherHub || reset
+    }
+
+    /// Queues every row of `tables` this device has stamps for, to be pushed again as it is (a
+    /// new hub, or one restored from a backup, may lack them; merging makes the repeats
+    /// harmless). The entries carry no change: folding skips them.
+    func queueEverything(tables: [String]) throws {
+        try connection.execute(
+            """
+            INSERT INTO \(SyncCapture.logTable) (tbl, pk, kind, stamp)
+            SELECT DISTINCT tbl, pk, \(SyncCapture.Kind.resend.rawValue), 0 FROM \(SyncCapture.fieldsTable)
+            WHERE tbl IN (SELECT value FROM json_each(?))
+            """, [.text(jsonArray(tables))])
     }
 
     /// The last sequence number of the log (0 when empty).
@@ -137,7 +151,7 @@ struct SyncLedger {
                 case .update:
                     guard case .text(let names) = statement.value(at: 5) else { continue }
                     columns = names.split(separator: SyncCapture.columnSeparator).map(String.init)
-                case .clock: continue
+                case .clock, .resend: continue
                 }
                 stamped.append((seq, table, statement.value(at: 2), columns, SyncStamp(time: clock, node: node)))
             }
@@ -184,7 +198,7 @@ struct SyncLedger {
     /// The number of rows with changes the hub has not stored yet.
     func pendingRowCount(tables: [String]) throws -> Int {
         let value = try connection.scalarValue(
-            "SELECT count(*) FROM (SELECT 1 FROM \(SyncCapture.logTable) WHERE kind < 3 AND tbl IN (SELECT value FROM json_each(?)) GROUP BY tbl, pk)",
+            "SELECT count(*) FROM (SELECT 1 FROM \(SyncCapture.logTable) WHERE kind <> 3 AND tbl IN (SELECT value FROM json_each(?)) GROUP BY tbl, pk)",
             [.text(jsonArray(tables))])
         if case .integer(let count)? = value { return Int(count) }
         return 0
@@ -196,7 +210,7 @@ struct SyncLedger {
         var rows: [SyncRowKey] = []
         var seen = skipping
         try connection.withStatement(
-            "SELECT tbl, pk FROM \(SyncCapture.logTable) WHERE kind < 3 AND seq <= ? AND tbl IN (SELECT value FROM json_each(?)) ORDER BY seq",
+            "SELECT tbl, pk FROM \(SyncCapture.logTable) WHERE kind <> 3 AND seq <= ? AND tbl IN (SELECT value FROM json_each(?)) ORDER BY seq",
             [.integer(through), .text(jsonArray(tables))]
         ) { statement in
             while try statement.step() {
@@ -222,7 +236,7 @@ struct SyncLedger {
     func entries(of rows: Set<SyncRowKey>, through: Int64, tables: [String]) throws -> [Entry] {
         var entries: [Entry] = []
         try connection.withStatement(
-            "SELECT seq, stamp, tbl, pk FROM \(SyncCapture.logTable) WHERE kind < 3 AND seq <= ? AND stamp IS NOT NULL AND tbl IN (SELECT value FROM json_each(?)) ORDER BY seq",
+            "SELECT seq, stamp, tbl, pk FROM \(SyncCapture.logTable) WHERE kind <> 3 AND seq <= ? AND stamp IS NOT NULL AND tbl IN (SELECT value FROM json_each(?)) ORDER BY seq",
             [.integer(through), .text(jsonArray(tables))]
         ) { statement in
             while try statement.step() {
@@ -271,10 +285,11 @@ struct SyncLedger {
                 fields[column] = SyncField(value: .null, stamp: field.stamp)
             } else if column.lowercased() == keyColumn.lowercased() {
                 continue
+            } else if field.parked {
+                // A value waiting (for its column, its parent, or a new insert): the table's is not it.
+                fields[column] = SyncField(value: field.value, stamp: field.stamp)
             } else if let value = current[column], columns.contains(column) {
                 fields[column] = SyncField(value: value, stamp: field.stamp)
-            } else if field.parked {
-                fields[column] = SyncField(value: field.value, stamp: field.stamp)
             }
         }
         let alive = SyncRow.isAlive(inserted: fields[SyncProtocol.insertedField]?.stamp,
@@ -389,7 +404,7 @@ struct SyncLedger {
     /// exist stay parked, and so do those whose write fails (a parent that is not there yet):
     /// they are tried again at the next apply. Returns the number of rows written.
     @discardableResult
-    func applyParked(table: String, keyColumn: String, columns: [String]) throws -> Int {
+    func applyParked(table: String, keyColumn: String, columns: [String]) throws -> Set<SyncRowKey> {
         let lower = Set(columns.map { $0.lowercased() })
         var keys: [DatabaseValue] = []
         var seen = Set<DatabaseValue>()
@@ -402,10 +417,10 @@ struct SyncLedger {
                 if seen.insert(key).inserted { keys.append(key) }
             }
         }
-        guard !keys.isEmpty else { return 0 }
+        guard !keys.isEmpty else { return [] }
         let quotedTable = SQLIdentifier.quote(table)
         let quotedKey = SQLIdentifier.quote(keyColumn)
-        var written = 0
+        var written = Set<SyncRowKey>()
         for key in keys {
             let stamps = try fields(table: table, key: key)
             guard SyncRow.isAlive(inserted: stamps[SyncProtocol.insertedField]?.stamp,
@@ -429,7 +444,7 @@ struct SyncLedger {
                 // Only this statement was undone; the values wait for the next try.
                 continue
             }
-            written += 1
+            written.insert(SyncRowKey(table: table, key: key))
             try connection.execute(
                 "UPDATE \(SyncCapture.fieldsTable) SET parked = 0, value = NULL WHERE tbl = ? AND pk = ? AND col IN (SELECT value FROM json_each(?))",
                 [.text(table), key, .text(jsonArray(parked.map(\.key)))])
@@ -437,22 +452,58 @@ struct SyncLedger {
         return written
     }
 
-    /// Takes a row out of its table — it waits, parked, for its parent — without recording a
-    /// delete: every value it has goes to the fields table.
-    func park(table: String, keyColumn: String, rowID: Int64) throws {
+    /// Makes a row wait, parked, for the parent its foreign key (`fromColumns`) names, without
+    /// recording a change, and returns its key. When those columns may be NULL, only their
+    /// values wait: the row stays, its foreign key NULL meanwhile, so nothing refers to a row
+    /// that left. Otherwise the row leaves its table with every value parked — after the rows
+    /// of synchronized tables that refer to it, which wait the same way, so that no `ON DELETE`
+    /// action touches them.
+    /// - Throws: ``ActiveObjectError/syncRefused(reason:)`` when a row of a table that is not
+    ///   synchronized refers to it.
+    @discardableResult
+    func park(table: String, keyColumn: String, rowID: Int64, fromColumns: [String], keyColumns: [String: String]) throws -> DatabaseValue? {
         var values: [String: DatabaseValue] = [:]
         try connection.withStatement("SELECT * FROM \(SQLIdentifier.quote(table)) WHERE rowid = ?", [.integer(rowID)]) { statement in
             guard try statement.step() else { return }
             for index in 0..<statement.columnCount { values[statement.columnName(index)] = statement.value(at: index) }
         }
-        guard let key = values[keyColumn] else { return }
+        guard let key = values[keyColumn] else { return nil }
         let stamps = try fields(table: table, key: key)
-        for (column, value) in values where column.lowercased() != keyColumn.lowercased() && stamps[column] != nil {
+        let nullable = try connection.rows("SELECT name FROM pragma_table_info(?) WHERE \"notnull\" = 0", [.text(table)])
+            .compactMap { row -> String? in if case .text(let name) = row.values[0] { return name.lowercased() } else { return nil } }
+        let waiting = fromColumns.allSatisfy { Set(nullable).contains($0.lowercased()) }
+            ? fromColumns : Array(values.keys).filter { $0.lowercased() != keyColumn.lowercased() }
+        for column in waiting where stamps[column] != nil {
             try connection.execute(
                 "UPDATE \(SyncCapture.fieldsTable) SET parked = 1, value = ? WHERE tbl = ? AND pk = ? AND col = ?",
-                [value, .text(table), key, .text(column)])
+                [values[column] ?? .null, .text(table), key, .text(column)])
+        }
+        if waiting == fromColumns {
+            let assignments = fromColumns.map { "\(SQLIdentifier.quote($0)) = NULL" }.joined(separator: ", ")
+            try writingPulled(table: table, key: key, "UPDATE \(SQLIdentifier.quote(table)) SET \(assignments) WHERE rowid = ?",
+                              [.integer(rowID)])
+            return key
+        }
+        // The rows that refer to this one wait first.
+        for reference in try connection.rows("""
+            SELECT m.name, f."from", f.id FROM sqlite_master AS m, pragma_foreign_key_list(m.name) AS f
+            WHERE m.type = 'table' AND f."table" = ? COLLATE NOCASE
+            """, [.text(table)]) {
+            guard case .text(let child) = reference.values[0], case .text(let column) = reference.values[1] else { continue }
+            let rowIDs = try connection.rows(
+                "SELECT rowid FROM \(SQLIdentifier.quote(child)) WHERE \(SQLIdentifier.quote(column)) = ?", [key])
+            guard !rowIDs.isEmpty else { continue }
+            guard let childKey = keyColumns[child] else {
+                throw ActiveObjectError.syncRefused(
+                    reason: "the row \(key) of \(table) waits for its parent, and rows of \(child), which is not synchronized, refer to it")
+            }
+            for row in rowIDs {
+                guard case .integer(let childRowID) = row.values[0] else { continue }
+                try park(table: child, keyColumn: childKey, rowID: childRowID, fromColumns: [column], keyColumns: keyColumns)
+            }
         }
         try writingPulled(table: table, key: key, "DELETE FROM \(SQLIdentifier.quote(table)) WHERE rowid = ?", [.integer(rowID)])
+        return key
     }
 
     /// Runs a statement that writes a pulled row, and removes what the triggers recorded of that
@@ -515,10 +566,19 @@ extension SyncLedger {
     ///   after it by its device) waits, parked, and is written again at the next apply.
     /// - Throws: ``ActiveObjectError/syncRefused(reason:)`` when a violation cannot be
     ///   repaired (a `WITHOUT ROWID` child table), ``DatabaseError``.
-    func repairForeignKeys(in tables: [String], before: Set<Violation>, keyColumns: [String: String]) throws {
-        for _ in 0..<16 {
+    /// Returns the rows that wait, by table and key.
+    @discardableResult
+    func repairForeignKeys(in tables: [String], before: Set<Violation>, keyColumns: [String: String]) throws -> Set<SyncRowKey> {
+        var waiting = Set<SyncRowKey>()
+        var previous: Set<Violation>?
+        while true {
             let violations = try violations(in: tables).subtracting(before)
-            if violations.isEmpty { return }
+            if violations.isEmpty { return waiting }
+            // Each round repairs or parks rows, so the same violations twice means no progress.
+            guard violations != previous else {
+                throw ActiveObjectError.syncRefused(reason: "foreign keys still fail after repairing the rows whose parents were deleted")
+            }
+            previous = violations
             for violation in violations.sorted(by: { ($0.table, $0.foreignKey) < ($1.table, $1.foreignKey) }) {
                 guard case .integer(let rowID) = violation.rowID else {
                     throw ActiveObjectError.syncRefused(
@@ -531,10 +591,15 @@ extension SyncLedger {
                     if case .text(let column) = row.values[0] { return column }
                     return nil
                 }
+                // Already repaired this round (a row that failed two foreign keys).
+                guard try connection.scalarValue("SELECT 1 FROM \(quotedTable) WHERE rowid = ?", [.integer(rowID)]) != nil else { continue }
                 if let keyColumn = keyColumns[violation.table],
                    try !parentIsDeleted(child: violation.table, rowID: rowID, fromColumns: fromColumns,
                                         parent: keys.first?.values[1]) {
-                    try park(table: violation.table, keyColumn: keyColumn, rowID: rowID)
+                    if let key = try park(table: violation.table, keyColumn: keyColumn, rowID: rowID,
+                                          fromColumns: fromColumns, keyColumns: keyColumns) {
+                        waiting.insert(SyncRowKey(table: violation.table, key: key))
+                    }
                 } else if let first = keys.first, first.values[2] == .text("SET NULL") {
                     let assignments = fromColumns.map { "\(SQLIdentifier.quote($0)) = NULL" }.joined(separator: ", ")
                     try connection.execute("UPDATE \(quotedTable) SET \(assignments) WHERE rowid = ?", [.integer(rowID)])
@@ -543,7 +608,6 @@ extension SyncLedger {
                 }
             }
         }
-        throw ActiveObjectError.syncRefused(reason: "foreign keys still fail after repairing the rows whose parents were deleted")
     }
 
     /// Whether the parent a row's foreign key names was deleted by a synchronized delete (its

@@ -15,9 +15,10 @@ struct SyncModel: Sendable {
         func problem(with value: DatabaseValue) -> String? {
             switch value {
             case .null: return isNullable ? nil : "is NULL in a non-optional column"
-            case .integer: return type == .integer || type == .real || isDate ? nil : "is not \(type.rawValue)"
-            case .real: return type == .real || isDate ? nil : "is not \(type.rawValue)"
-            case .text: return type == .text || isDate ? nil : "is not \(type.rawValue)"
+            // BLOB columns also hold values stored as they come (`DatabaseValue` properties).
+            case .integer: return type == .integer || type == .real || type == .blob || isDate ? nil : "is not \(type.rawValue)"
+            case .real: return type == .real || type == .blob || isDate ? nil : "is not \(type.rawValue)"
+            case .text: return type == .text || type == .blob || isDate ? nil : "is not \(type.rawValue)"
             case .blob: return type == .blob ? nil : "is not \(type.rawValue)"
             }
         }

@@ -7,7 +7,8 @@ import Foundation
 ///
 /// ```text
 /// request: {"v": 1, "d": <device node>, "u": <user, optional>, "p": [row…], "s": <cursor>, "l": <pull limit>}
-/// reply:   {"v": 1, "a": <rows of "p" merged>, "r": [row…], "c": <new cursor>, "m": <more to pull?>, "h": <hub id>}
+/// reply:   {"v": 1, "a": <rows of "p" merged>, "r": [row…], "c": <new cursor>, "m": <more to pull?>,
+///           "h": <hub id>, "x": <true when the cursor was unknown: the reply starts over>}
 /// row:     {"t": <table>, "k": <key>, "f": {<column>: [<value>, <hlc>, <node>], "+": [null, …], "-": [null, …]}}
 /// value:   null | <integer> | <text> | {"r": <real or "inf"/"-inf">} | {"b": <base64>}
 /// ```
@@ -151,8 +152,13 @@ struct SyncReply: Codable, Sendable {
     var more: Bool
     /// The hub's identity: a device whose cursor came from another hub starts pulling again.
     var hub: String?
+    /// The device's cursor was beyond the hub's last position (a hub restored from a backup):
+    /// the reply starts from the beginning, and the device pushes everything again.
+    var reset: Bool?
 
-    enum CodingKeys: String, CodingKey { case version = "v", accepted = "a", rows = "r", cursor = "c", more = "m", hub = "h" }
+    enum CodingKeys: String, CodingKey {
+        case version = "v", accepted = "a", rows = "r", cursor = "c", more = "m", hub = "h", reset = "x"
+    }
 }
 
 /// A ``DatabaseValue`` as JSON (decoding; `SyncJSONWriter` writes the same shape), exactly: integers and text bare, reals and blobs tagged (so an
