@@ -2,18 +2,8 @@ import Foundation
 import Testing
 @testable import ActiveObjects
 
-// Review of issue 23 (sync): each test demonstrates one suspected bug. They FAIL on purpose
-// until the bug is fixed.
-
-/// A synchronized model with a UNIQUE column besides its key.
-final class ReviewBadge: ActiveObject {
-    override class var database: Database? { SyncTestDevice.database }
-    override class var tableName: String { "review_badge" }
-    override class var isSynchronized: Bool { true }
-    override class var primaryKey: String { "code" }
-    @Column var code = ""
-    @Column(unique: true) var slug = ""
-}
+// Regression tests from the first review of sync (issue 23): each reproduces a bug the review
+// found, fixed since (the REPLACE and non-UUID-key findings are documented limits instead).
 
 /// `sync_note` one version later, without the `score` column (the model dropped it).
 final class SyncNoteSlim: ActiveObject {

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import ActiveObjects
 
-// Second review of issue 23 (sync), after b9dbd02: each test demonstrates one suspected bug.
-// They FAIL on purpose until the bug is fixed.
+// Regression tests from the second review of sync (issue 23): each reproduces a bug the review
+// found, fixed since (the hub's request limit is a documented limit instead).
 
 /// A tree of nodes: a child is deleted with its parent.
 final class SecondReviewNode: ActiveObject {
