@@ -61,7 +61,7 @@ extension ActiveObject {
     /// the class's defaults.
     func changedSlots(_ values: [DatabaseValue], schema: ModelSchema, context: ValueContext) -> [Int] {
         guard holdsItsRow(schema) || recordState == .keyless else {
-            guard let defaults = try? schema.prototype.encodedValues(schema: schema, context: context) else {
+            guard let defaults = try? schema.defaultValues(context: context) else {
                 return Array(values.indices)
             }
             return values.indices.filter { !DatabaseValue.sameStoredValue(values[$0], defaults[$0]) }

@@ -48,7 +48,7 @@ extension ActiveRecord where Self: ActiveObject {
             guard !shape.columns.isEmpty,
                   shape.needsRebuild(for: schema, dateStrategy: context.dateStrategy,
                                      defaults: alterRefusesForeignKeyDefaults
-                                         ? try schema.prototype.encodedValues(schema: schema, context: context) : []) else {
+                                         ? try schema.defaultValues(context: context) : []) else {
                 return try createTable(in: database)
             }
             try ForeignKeys.disabled(in: connection) {

@@ -24,9 +24,9 @@ struct SchemaColumn {
 final class ModelSchema: @unchecked Sendable {
     // Safety of @unchecked Sendable: every stored property is immutable after `init` (the
     // `ModelSQL`s guard their own cache). The prototype object is never mutated after `init`
-    // (only read, to evaluate `\.$column` key paths, under `prototypeLock`: a `$name` getter
-    // takes the property's address, a formal modify access that must not overlap another
-    // thread's).
+    // (only read — to evaluate `\.$column` key paths, and for its default values — under
+    // `prototypeLock`: a `$name` getter takes the property's address, a formal modify access
+    // that must not overlap another thread's read).
 
     let modelType: ActiveObject.Type
     let modelName: String
@@ -262,6 +262,13 @@ final class ModelSchema: @unchecked Sendable {
     /// relation property whose body evaluates another key path).
     func valueOnPrototype(at keyPath: AnyKeyPath) -> Any? {
         prototypeLock.withLock { prototype[keyPath: keyPath] }
+    }
+
+    /// The prototype's values — the columns' defaults — encoded for `context`. Under the same
+    /// lock as key-path evaluations on the prototype, which make formal modify accesses to it.
+    /// - Throws: what encoding a default throws (``ActiveObjectError/invalidValue(table:column:reason:)``).
+    func defaultValues(context: ValueContext) throws -> [DatabaseValue] {
+        try prototypeLock.withLock { try prototype.encodedValues(schema: self, context: context) }
     }
 
     /// The slot of a column key path that must be a declared `@Column` (not `\.$id`).

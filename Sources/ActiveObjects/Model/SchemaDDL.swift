@@ -11,7 +11,7 @@ struct SchemaDDL {
     ///   cannot be written.
     init(schema: ModelSchema, context: ValueContext, textEncoding: SQLLiteral.TextEncoding = .utf8,
          tableName: String? = nil, autoIncrement: Bool = false) throws {
-        let defaults = try schema.prototype.encodedValues(schema: schema, context: context)
+        let defaults = try schema.defaultValues(context: context)
         var definitions: [String] = []
         var indexes: [String] = []
         let keySlots = Set(schema.keySlots)
