@@ -46,12 +46,6 @@ enum SyncCapture {
         "CREATE TABLE IF NOT EXISTS \(inboxTable) (batch INTEGER PRIMARY KEY AUTOINCREMENT, reply BLOB NOT NULL)",
     ]
 
-    /// Whether a table name is one of the library's synchronization tables (device or hub).
-    static func isBookkeeping(_ table: String) -> Bool {
-        let lower = table.lowercased()
-        return lower.hasPrefix("activeobjects_sync_") || lower.hasPrefix("activeobjects_hub_")
-    }
-
     /// The single key column of a synchronized model, checked: a declared `UUID` or `String`
     /// (TEXT) column, so that every device can create rows without coordinating.
     /// - Throws: ``ActiveObjectError/invalidModel(model:reason:)``.

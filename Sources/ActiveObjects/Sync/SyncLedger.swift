@@ -270,15 +270,9 @@ struct SyncLedger {
     /// column the model dropped, which the table keeps, is not the hub's business.
     func outgoingRow(table: String, key: DatabaseValue, keyColumn: String, columns: Set<String>) throws -> SyncRow {
         let stamps = try fields(table: table, key: key)
-        var current: [String: DatabaseValue] = [:]
-        var exists = false
-        try connection.withStatement(
-            "SELECT * FROM \(SQLIdentifier.quote(table)) WHERE \(SQLIdentifier.quote(keyColumn)) = ?", [key]
-        ) { statement in
-            guard try statement.step() else { return }
-            exists = true
-            for index in 0..<statement.columnCount { current[statement.columnName(index)] = statement.value(at: index) }
-        }
+        let row = try rowValues(table: table, where: keyColumn, is: key)
+        let exists = row != nil
+        let current = row ?? [:]
         var fields: [String: SyncField] = [:]
         for (column, field) in stamps {
             if SyncProtocol.isRowStateField(column) {
@@ -335,13 +329,7 @@ struct SyncLedger {
         func inTable(_ column: String) -> Bool {
             !SyncProtocol.isRowStateField(column) && lowerColumns.contains(column.lowercased()) && column.lowercased() != lowerKey
         }
-        var current: [String: DatabaseValue]?
-        try connection.withStatement("SELECT * FROM \(table) WHERE \(quotedKey) = ?", [row.key]) { statement in
-            guard try statement.step() else { return }
-            var values: [String: DatabaseValue] = [:]
-            for index in 0..<statement.columnCount { values[statement.columnName(index)] = statement.value(at: index) }
-            current = values
-        }
+        let current = try rowValues(table: row.table, where: keyColumn, is: row.key)
         guard alive else {
             // Every value of the row is kept in the fields table, the pulled ones and the
             // table's: an edit later than the delete counts again if the row is inserted anew.
@@ -358,15 +346,9 @@ struct SyncLedger {
         for (column, field) in winners {
             try record(row, column, field, parked: !SyncProtocol.isRowStateField(column) && !inTable(column))
         }
-        let written = winners.filter { inTable($0.key) }.sorted { $0.key < $1.key }
         if current != nil {
-            guard !written.isEmpty else { return false }
-            let assignments = written.map { "\(SQLIdentifier.quote($0.key)) = ?" }.joined(separator: ", ")
-            let differs = written.map { "\(SQLIdentifier.quote($0.key)) IS NOT ?" }.joined(separator: " OR ")
-            let values = written.map(\.value.value)
-            return try writingPulled(table: row.table, key: row.key,
-                                     "UPDATE \(table) SET \(assignments) WHERE \(quotedKey) = ? AND (\(differs))",
-                                     values + [row.key] + values)
+            let written = winners.filter { inTable($0.key) }.map { ($0.key, $0.value.value) }
+            return try writePulledValues(table: row.table, keyColumn: keyColumn, key: row.key, values: written, exists: true)
         }
         // Inserted anew (or first seen): the pulled values — also of columns whose stamp is not
         // later than this device's, when this device has no value for them — the values kept
@@ -377,17 +359,8 @@ struct SyncLedger {
             if let pulled = row.fields[column], pulled.stamp > field.stamp { continue }
             values[column] = field.value
         }
-        let names = values.keys.sorted()
-        let placeholders = Array(repeating: "?", count: names.count + 1).joined(separator: ", ")
-        try writingPulled(
-            table: row.table, key: row.key,
-            "INSERT INTO \(table) (\(([keyColumn] + names).map(SQLIdentifier.quote).joined(separator: ", "))) VALUES (\(placeholders))",
-            [row.key] + names.map { values[$0]! })
-        if local.values.contains(where: \.parked) {
-            try connection.execute(
-                "UPDATE \(SyncCapture.fieldsTable) SET parked = 0, value = NULL WHERE tbl = ? AND pk = ? AND col IN (SELECT value FROM json_each(?))",
-                [.text(row.table), row.key, .text(jsonArray(names))])
-        }
+        try writePulledValues(table: row.table, keyColumn: keyColumn, key: row.key, values: values.map { ($0.key, $0.value) }, exists: false)
+        if local.values.contains(where: \.parked) { try unpark(table: row.table, key: row.key, columns: Array(values.keys)) }
         return true
     }
 
@@ -429,25 +402,16 @@ struct SyncLedger {
                 field.parked && lower.contains(column.lowercased()) && column.lowercased() != keyColumn.lowercased()
             }.sorted { $0.key < $1.key }
             guard !parked.isEmpty else { continue }
-            let values = parked.map(\.value.value)
             do {
-                if try connection.scalarValue("SELECT 1 FROM \(quotedTable) WHERE \(quotedKey) = ?", [key]) != nil {
-                    let assignments = parked.map { "\(SQLIdentifier.quote($0.key)) = ?" }.joined(separator: ", ")
-                    try writingPulled(table: table, key: key, "UPDATE \(quotedTable) SET \(assignments) WHERE \(quotedKey) = ?", values + [key])
-                } else {
-                    let names = [quotedKey] + parked.map { SQLIdentifier.quote($0.key) }
-                    let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
-                    try writingPulled(table: table, key: key,
-                                      "INSERT INTO \(quotedTable) (\(names.joined(separator: ", "))) VALUES (\(placeholders))", [key] + values)
-                }
+                let exists = try connection.scalarValue("SELECT 1 FROM \(quotedTable) WHERE \(quotedKey) = ?", [key]) != nil
+                try writePulledValues(table: table, keyColumn: keyColumn, key: key,
+                                      values: parked.map { ($0.key, $0.value.value) }, exists: exists)
             } catch is DatabaseError {
                 // Only this statement was undone; the values wait for the next try.
                 continue
             }
             written.insert(SyncRowKey(table: table, key: key))
-            try connection.execute(
-                "UPDATE \(SyncCapture.fieldsTable) SET parked = 0, value = NULL WHERE tbl = ? AND pk = ? AND col IN (SELECT value FROM json_each(?))",
-                [.text(table), key, .text(jsonArray(parked.map(\.key)))])
+            try unpark(table: table, key: key, columns: parked.map(\.key))
         }
         return written
     }
@@ -462,12 +426,7 @@ struct SyncLedger {
     ///   synchronized refers to it.
     @discardableResult
     func park(table: String, keyColumn: String, rowID: Int64, fromColumns: [String], keyColumns: [String: String]) throws -> DatabaseValue? {
-        var values: [String: DatabaseValue] = [:]
-        try connection.withStatement("SELECT * FROM \(SQLIdentifier.quote(table)) WHERE rowid = ?", [.integer(rowID)]) { statement in
-            guard try statement.step() else { return }
-            for index in 0..<statement.columnCount { values[statement.columnName(index)] = statement.value(at: index) }
-        }
-        guard let key = values[keyColumn] else { return nil }
+        guard let values = try rowValues(table: table, where: "rowid", is: .integer(rowID)), let key = values[keyColumn] else { return nil }
         let stamps = try fields(table: table, key: key)
         let nullable = try connection.rows("SELECT name FROM pragma_table_info(?) WHERE \"notnull\" = 0", [.text(table)])
             .compactMap { row -> String? in if case .text(let name) = row.values[0] { return name.lowercased() } else { return nil } }
@@ -504,6 +463,49 @@ struct SyncLedger {
         }
         try writingPulled(table: table, key: key, "DELETE FROM \(SQLIdentifier.quote(table)) WHERE rowid = ?", [.integer(rowID)])
         return key
+    }
+
+    /// A row's values by column name, or nil when `table` has no row whose `column` is `value`.
+    func rowValues(table: String, where column: String, is value: DatabaseValue) throws -> [String: DatabaseValue]? {
+        try connection.withStatement(
+            "SELECT * FROM \(SQLIdentifier.quote(table)) WHERE \(SQLIdentifier.quote(column)) = ?", [value]
+        ) { statement in
+            guard try statement.step() else { return nil }
+            var values: [String: DatabaseValue] = [:]
+            for index in 0..<statement.columnCount { values[statement.columnName(index)] = statement.value(at: index) }
+            return values
+        }
+    }
+
+    /// Writes values that came from the hub into a row, without recording a local change: an
+    /// UPDATE of those that differ when the row `exists`, else an INSERT of the row with them
+    /// (the other columns get their defaults). Returns whether the table changed.
+    @discardableResult
+    func writePulledValues(table: String, keyColumn: String, key: DatabaseValue,
+                           values: [(column: String, value: DatabaseValue)], exists: Bool) throws -> Bool {
+        let values = values.sorted { $0.column < $1.column }
+        let quotedTable = SQLIdentifier.quote(table)
+        let quotedKey = SQLIdentifier.quote(keyColumn)
+        let columns = values.map { SQLIdentifier.quote($0.column) }
+        if exists {
+            guard !values.isEmpty else { return false }
+            let assignments = columns.map { "\($0) = ?" }.joined(separator: ", ")
+            let differs = columns.map { "\($0) IS NOT ?" }.joined(separator: " OR ")
+            return try writingPulled(table: table, key: key,
+                                     "UPDATE \(quotedTable) SET \(assignments) WHERE \(quotedKey) = ? AND (\(differs))",
+                                     values.map(\.value) + [key] + values.map(\.value))
+        }
+        let placeholders = Array(repeating: "?", count: values.count + 1).joined(separator: ", ")
+        return try writingPulled(table: table, key: key,
+                                 "INSERT INTO \(quotedTable) (\(([quotedKey] + columns).joined(separator: ", "))) VALUES (\(placeholders))",
+                                 [key] + values.map(\.value))
+    }
+
+    /// The table holds these values now: they are no longer kept in the fields table.
+    func unpark(table: String, key: DatabaseValue, columns: [String]) throws {
+        try connection.execute(
+            "UPDATE \(SyncCapture.fieldsTable) SET parked = 0, value = NULL WHERE tbl = ? AND pk = ? AND col IN (SELECT value FROM json_each(?))",
+            [.text(table), key, .text(jsonArray(columns))])
     }
 
     /// Runs a statement that writes a pulled row, and removes what the triggers recorded of that
