@@ -54,6 +54,11 @@ public enum ActiveObjectError: Error, CustomStringConvertible, LocalizedError, S
     /// model or column the hub does not know, or another user's device; a reply a
     /// ``SyncEngine`` cannot read. The reason names what was wrong.
     case syncRefused(reason: String)
+    /// Optimistic locking (``ColumnRole/lockVersion``): the row of `table` whose key is `key`
+    /// (`"42"`, `"ALFKI"`, `"OrderID=10248, ProductID=11"`) changed or vanished since the object
+    /// was loaded. Nothing was written and the object was left as it was: reload it, apply
+    /// the edit again, and save.
+    case staleObject(table: String, key: String)
 
     /// Whether two errors are the same case with equal details. Two `migrationFailed` errors
     /// are equal when their names are and their underlying errors are equal: by `==` when
@@ -76,6 +81,7 @@ public enum ActiveObjectError: Error, CustomStringConvertible, LocalizedError, S
         case let (.misuse(r1), .misuse(r2)): return r1 == r2
         case let (.notInserted(t1), .notInserted(t2)): return t1 == t2
         case let (.syncRefused(r1), .syncRefused(r2)): return r1 == r2
+        case let (.staleObject(t1, k1), .staleObject(t2, k2)): return t1 == t2 && k1 == k2
         default:
             // Different cases (a case added above without its pair here compares unequal).
             return false
@@ -120,6 +126,8 @@ public enum ActiveObjectError: Error, CustomStringConvertible, LocalizedError, S
             return "Misuse: \(reason)"
         case let .syncRefused(reason):
             return "Synchronization refused: \(reason)"
+        case let .staleObject(table, key):
+            return "The row of \"\(table)\" with key \(key) changed or was deleted since this object was loaded (its lock version differs): nothing was written; reload the object and apply the change again"
         case let .notInserted(table):
             return "SQLite ignored the INSERT into \"\(table)\": no row was inserted (a constraint with ON CONFLICT IGNORE, a RAISE(IGNORE) trigger, or an INSTEAD OF trigger); the object is still new"
         }

@@ -25,15 +25,21 @@ struct ColumnOptions {
     var indexed: Bool
     var references: ActiveObject.Type?
     var onDelete: ForeignKeyAction
+    /// The column's name in earlier versions of the model (`@Column(renamedFrom:)`).
+    var renamedFrom: String?
+    /// The job the library does for the column (`@Column(role:)`).
+    var role: ColumnRoleKind?
 
     @usableFromInline
     init(name: String?, unique: Bool, indexed: Bool, references: ActiveObject.Type? = nil,
-         onDelete: ForeignKeyAction = .noAction) {
+         onDelete: ForeignKeyAction = .noAction, renamedFrom: String? = nil, role: ColumnRoleKind? = nil) {
         self.name = name
         self.unique = unique
         self.indexed = indexed
         self.references = references
         self.onDelete = onDelete
+        self.renamedFrom = renamedFrom
+        self.role = role
     }
 }
 
@@ -47,6 +53,8 @@ struct ColumnOptions {
 ///     @Column(unique: true) var email: String = ""       // UNIQUE
 ///     @Column(indexed: true) var age: Int = 0            // CREATE INDEX
 ///     @Column(references: Group.self, onDelete: .cascade) var groupId: Int64? = nil
+///     @Column(renamedFrom: "headline") var subtitle = ""  // createTable() renames the column
+///     @Column(role: .updatedAt) var updatedAt: Date? = nil   // stamped on every save
 /// }
 /// ```
 ///
@@ -80,15 +88,43 @@ public struct Column<Value: ColumnValue> {
     /// Declares a column named after the property (through the model's `columnNaming`),
     /// or `name` when given.
     ///
+    /// `renamedFrom` names the column in an earlier version of the model: when the table has a
+    /// column of that name and none of the new one, `createTable()` renames it (every value
+    /// kept) instead of adding an empty column. Naming a column that another property maps to
+    /// is ``ActiveObjectError/invalidModel(model:reason:)``.
+    ///
     /// The last three parameters are filled in by the compiler with the place of the
     /// declaration (never pass them): the schema build matches each declaration's options to
     /// its property by that place.
     @inlinable
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false,
+                renamedFrom: String? = nil,
                 _file: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column) {
         self.value = wrappedValue
         if PrototypeConstruction.isActive {
-            PrototypeConstruction.record(ColumnOptions(name: name, unique: unique, indexed: indexed),
+            PrototypeConstruction.record(ColumnOptions(name: name, unique: unique, indexed: indexed,
+                                                       renamedFrom: renamedFrom),
+                                         wrapper: Self.self, at: SourcePlace(file: _file, line: _line, column: _column))
+        }
+    }
+
+    /// Declares a column the library maintains: a creation or change date, a soft-delete
+    /// mark, or a version for optimistic locking (see ``ColumnRole``).
+    ///
+    /// ```swift
+    /// @Column(role: .createdAt) var createdAt: Date? = nil
+    /// @Column(role: .lockVersion) var lockVersion: Int = 0
+    /// ```
+    /// Each role exists only for the types it serves (`.lockVersion` on a `String` does not
+    /// compile); two columns of one role in a model are ``ActiveObjectError/invalidModel(model:reason:)``.
+    @inlinable
+    public init(wrappedValue: Value, _ name: String? = nil, role: ColumnRole<Value>, indexed: Bool = false,
+                renamedFrom: String? = nil,
+                _file: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column) {
+        self.value = wrappedValue
+        if PrototypeConstruction.isActive {
+            PrototypeConstruction.record(ColumnOptions(name: name, unique: false, indexed: indexed,
+                                                       renamedFrom: renamedFrom, role: role.kind),
                                          wrapper: Self.self, at: SourcePlace(file: _file, line: _line, column: _column))
         }
     }
@@ -101,11 +137,13 @@ public struct Column<Value: ColumnValue> {
     @inlinable
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false,
                 references parent: ActiveObject.Type, onDelete: ForeignKeyAction = .noAction,
+                renamedFrom: String? = nil,
                 _file: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column) {
         self.value = wrappedValue
         if PrototypeConstruction.isActive {
             PrototypeConstruction.record(ColumnOptions(name: name, unique: unique, indexed: indexed,
-                                                       references: parent, onDelete: onDelete),
+                                                       references: parent, onDelete: onDelete,
+                                                       renamedFrom: renamedFrom),
                                          wrapper: Self.self, at: SourcePlace(file: _file, line: _line, column: _column))
         }
     }

@@ -54,6 +54,8 @@ final class ModelSchema: @unchecked Sendable {
     private let slotByOffset: [Int: Int]
     /// How rows are identified.
     let key: KeyShape
+    /// The slots of the columns with a ``ColumnRole``.
+    let roles: ModelRoles
     /// Whether the model declares a `WITHOUT ROWID` table.
     let declaresWithoutRowID: Bool
     /// The slot of a key that is one optional INTEGER column (`@Column var number: Int?`): on a
@@ -122,6 +124,9 @@ final class ModelSchema: @unchecked Sendable {
                                         options: options, accessor: discovered.accessor))
         }
 
+        roles = try Self.roles(of: columns, model: modelName)
+        try Self.checkRenames(of: columns, primaryKey: primaryKey, model: modelName)
+
         // The key: declared columns (natural or composite), or the rowid.
         let keySlots = keyNames.map { name in columns.firstIndex { $0.name.lowercased() == name.lowercased() } }
         if keySlots.allSatisfy({ $0 != nil }) {
@@ -152,6 +157,11 @@ final class ModelSchema: @unchecked Sendable {
             }
         }
         self.autoNumberedKeySlot = autoNumberedKeySlot
+        for slot in keySlots.compactMap({ $0 }) where columns[slot].options.role != nil {
+            throw ActiveObjectError.invalidModel(
+                model: modelName,
+                reason: "property \(columns[slot].propertyName) is part of the primary key and cannot have a role (.\(columns[slot].options.role!.rawValue))")
+        }
         if declaresWithoutRowID, case .rowID = key {
             throw ActiveObjectError.invalidModel(
                 model: modelName,
@@ -177,6 +187,52 @@ final class ModelSchema: @unchecked Sendable {
             withoutRowIDSQL = ModelSQL(table: quotedTable, columns: names, key: key, hasRowID: false)
         } else {
             withoutRowIDSQL = nil
+        }
+    }
+
+    /// The role columns of `columns`, at most one per role.
+    /// - Throws: ``ActiveObjectError/invalidModel(model:reason:)`` naming both properties of a
+    ///   role given twice.
+    private static func roles(of columns: [SchemaColumn], model: String) throws -> ModelRoles {
+        var roles = ModelRoles()
+        for (slot, column) in columns.enumerated() {
+            guard let role = column.options.role else { continue }
+            if let other = roles[role] {
+                throw ActiveObjectError.invalidModel(
+                    model: model,
+                    reason: "properties \(columns[other].propertyName) and \(column.propertyName) both have the role .\(role.rawValue): a model has at most one column of each role")
+            }
+            roles[role] = slot
+        }
+        return roles
+    }
+
+    /// Refuses `renamedFrom` names that collide: with a column another property maps, with the
+    /// primary key, or with another property's former name.
+    /// - Throws: ``ActiveObjectError/invalidModel(model:reason:)`` naming the property.
+    private static func checkRenames(of columns: [SchemaColumn], primaryKey: String, model: String) throws {
+        var formerNames: [String: String] = [:]
+        for column in columns {
+            guard let old = column.options.renamedFrom else { continue }
+            try SQLIdentifier.validate(old, what: "renamedFrom name of \(column.propertyName)", model: model)
+            let folded = old.lowercased()
+            if folded == column.name.lowercased() { continue }
+            if let other = columns.first(where: { $0.name.lowercased() == folded }) {
+                throw ActiveObjectError.invalidModel(
+                    model: model,
+                    reason: "property \(column.propertyName) is renamedFrom \"\(old)\", the column of property \(other.propertyName): a renamed column's old name must not be in use")
+            }
+            if folded == primaryKey.lowercased() {
+                throw ActiveObjectError.invalidModel(
+                    model: model,
+                    reason: "property \(column.propertyName) is renamedFrom \"\(old)\", the primary key's name")
+            }
+            if let other = formerNames[folded] {
+                throw ActiveObjectError.invalidModel(
+                    model: model,
+                    reason: "properties \(other) and \(column.propertyName) are both renamedFrom \"\(old)\"")
+            }
+            formerNames[folded] = column.propertyName
         }
     }
 
