@@ -32,11 +32,14 @@ extension ActiveObject {
             try checkWritable(request, schema: schema)
             try runSaveHooks()
             let context = schema.context(in: database)
-            let written = try encodedValues(schema: schema, context: context)
+            var written = try encodedValues(schema: schema, context: context)
             if let plan = try planWrite(request, schema: schema, sql: schema.sql(in: database), context: context) {
                 let outcome = try await database.perform(.writing) {
                     try database.withAccess(.write) { try plan.run(on: $0) }
                 }
+                // What the row holds: the object's values, with the stamps and returned roles.
+                plan.stamps.apply(to: &written)
+                for (slot, value) in zip(plan.returnedSlots, outcome.returned) { written[slot] = value }
                 applyWrite(plan, outcome, schema: schema)
                 keepChanges(since: written, schema: schema, context: context)
             }
@@ -44,14 +47,20 @@ extension ActiveObject {
         }
     }
 
-    /// Async form of ``delete()``.
-    /// - Returns: true when a row was deleted.
+    /// Async form of ``delete()`` (a soft delete for a model with a `.deletedAt` column).
+    /// - Returns: true when a row was deleted (or soft-deleted).
     /// - Throws: as ``delete()``.
     @discardableResult
-    nonisolated(nonsending) public func delete() async throws -> Bool {
+    nonisolated(nonsending) public func delete() async throws -> Bool { try await delete(permanently: false) }
+
+    /// Async form of ``delete(permanently:)``.
+    /// - Returns: true when a row was deleted (or soft-deleted).
+    /// - Throws: as ``delete()``.
+    @discardableResult
+    nonisolated(nonsending) public func delete(permanently: Bool) async throws -> Bool {
         try await withAsyncWriteSlot {
             let (schema, database) = try schemaAndDatabase()
-            guard let plan = try planDelete(schema: schema, database: database) else { return false }
+            guard let plan = try planDelete(schema: schema, database: database, permanently: permanently) else { return false }
             try willDelete()
             let outcome = try await database.perform(.writing) {
                 try database.withAccess(.write) { try plan.run(on: $0) }
@@ -59,6 +68,19 @@ extension ActiveObject {
             applyWrite(plan, outcome, schema: schema)
             didDelete()
             return outcome.changes > 0
+        }
+    }
+
+    /// Async form of ``restore()``.
+    /// - Throws: as ``restore()``.
+    nonisolated(nonsending) public func restore() async throws {
+        try await withAsyncWriteSlot {
+            let (schema, database) = try schemaAndDatabase()
+            let plan = try planRestore(schema: schema, database: database)
+            let outcome = try await database.perform(.writing) {
+                try database.withAccess(.write) { try plan.run(on: $0) }
+            }
+            applyWrite(plan, outcome, schema: schema)
         }
     }
 

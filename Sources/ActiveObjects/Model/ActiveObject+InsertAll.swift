@@ -46,11 +46,19 @@ extension ActiveObject {
         let (schema, database) = try prepareInsert(objects, of: model)
         let context = schema.context(in: database)
         let sql = schema.sql(in: database)
+        // A model with timestamps writes rows with the stamps in place of the objects' values
+        // (and keeps the objects untouched until the commit); others bind straight from them.
+        let stamped = try stampedRows(objects, schema: schema, context: context)
         let identities = rowIdentities(objects, schema: schema, database: database) { index, slot in
-            try objects[index].withUnsafeObjectPointer { try schema.accessors[slot].encode(from: $0, context: context) }
+            if let stamped { return stamped.rows[index][slot] }
+            return try objects[index].withUnsafeObjectPointer { try schema.accessors[slot].encode(from: $0, context: context) }
         }
         let batch = BatchInsert(schema: schema, sql: sql, identities: identities) { statement, row, first in
-            try objects[row].bindColumns(to: statement, schema: schema, context: context, first: first)
+            if let stamped {
+                for (offset, value) in stamped.rows[row].enumerated() { try statement.bind(value, at: first + Int32(offset)) }
+            } else {
+                try objects[row].bindColumns(to: statement, schema: schema, context: context, first: first)
+            }
         }
         let ids: [Int64?] = try database.transaction {
             try database.withAccess(.write) { access in
@@ -58,14 +66,45 @@ extension ActiveObject {
                 if access.connection.transactionDepth > 1 {
                     // An enclosing transaction may still roll back: remember what to undo.
                     let log = RollbackLog.of(access.connection)
-                    for object in objects { log.record(object, object.rollbackSnapshot(schema: schema)) }
+                    for (index, object) in objects.enumerated() {
+                        var snapshot = object.rollbackSnapshot(schema: schema)
+                        if let stamped {
+                            snapshot.valuesBefore = stamped.stamps[index].slots.map { ($0, stamped.before[index][$0]) }
+                            snapshot.context = context
+                        }
+                        log.record(object, snapshot)
+                    }
                 }
                 return ids
             }
         }
         // Only once the COMMIT succeeded (a deferred foreign key fails there, after every
         // INSERT went through): until then the objects stay new.
+        if let stamped { takeStamps(objects, stamped.stamps, schema: schema) }
         finishInsert(objects, ids: ids, schema: schema)
+    }
+
+    /// For a model with `.createdAt`/`.updatedAt` columns: each object's values (`before`),
+    /// its stamps, and the row written (`rows`). Nil for other models.
+    /// - Throws: ``ActiveObjectError/invalidValue(table:column:reason:)``.
+    private static func stampedRows(_ objects: [ActiveObject], schema: ModelSchema, context: ValueContext) throws
+        -> (before: [[DatabaseValue]], stamps: [RoleStamps], rows: [[DatabaseValue]])? {
+        guard schema.roles.hasTimestamps else { return nil }
+        let before = try objects.map { try $0.encodedValues(schema: schema, context: context) }
+        let stamps = try zip(objects, before).map { try $0.insertStamps(schema: schema, values: $1, context: context) }
+        let rows = zip(before, stamps).map { values, stamps in
+            var row = values
+            stamps.apply(to: &row)
+            return row
+        }
+        return (before, stamps, rows)
+    }
+
+    /// Puts the stamped values into the inserted objects.
+    private static func takeStamps(_ objects: [ActiveObject], _ stamps: [RoleStamps], schema: ModelSchema) {
+        for (object, stamps) in zip(objects, stamps) {
+            object.takeWrittenValues(stamps.values, schema: schema, context: stamps.context, forgettingEdits: false)
+        }
     }
 
     /// The async form of ``insertObjects(_:of:)``.
@@ -74,7 +113,8 @@ extension ActiveObject {
         let (schema, database) = try prepareInsert(objects, of: model)
         let context = schema.context(in: database)
         let sql = schema.sql(in: database)
-        let rows = try objects.map { try $0.encodedValues(schema: schema, context: context) }
+        let stamped = try stampedRows(objects, schema: schema, context: context)
+        let rows = try stamped?.rows ?? objects.map { try $0.encodedValues(schema: schema, context: context) }
         let identities = rowIdentities(objects, schema: schema, database: database) { index, slot in rows[index][slot] }
         // Until the ids are set back, the objects are still new: an async write of one of them
         // meanwhile waits (and a synchronous one is refused) rather than insert it again.
@@ -93,6 +133,7 @@ extension ActiveObject {
                 return try database.withAccess(.write) { try batch.run(on: $0) }
             }
         }
+        if let stamped { takeStamps(objects, stamped.stamps, schema: schema) }
         finishInsert(objects, ids: inserted, schema: schema)
         // Values assigned while the rows were being written stay changes to save.
         for (object, written) in zip(objects, rows) { object.keepChanges(since: written, schema: schema, context: context) }

@@ -185,62 +185,94 @@ extension ActiveObject {
     }
 
     /// Decides what a write request does, from the object's state: nil when there is nothing
-    /// to write. Reads the object's values; does not touch the database.
+    /// to write. Reads the object's values; does not touch the database. For a model with
+    /// role columns (``ColumnRole``), the plan carries the stamps it writes instead of the
+    /// object's values, and an update checks the version the object was loaded with.
     func planWrite(_ request: WriteRequest, schema: ModelSchema, sql: ModelSQL,
                    context: ValueContext) throws -> WritePlan? {
         let table = schema.tableName
+        var values = try encodedValues(schema: schema, context: context)
+        let hasRoles = !schema.roles.isEmpty
         func plan(_ operation: WritePlan.Operation, _ statement: SharedSQL, _ arguments: [DatabaseValue],
                   rowID: Int64? = nil) -> WritePlan {
             WritePlan(operation: operation, sql: statement, arguments: arguments, table: table, rowID: rowID ?? id,
                       hasRowID: sql.hasRowID)
         }
-        let values = try encodedValues(schema: schema, context: context)
+        /// An INSERT (`withID`: the rowid first), stamped.
+        func inserting(_ operation: WritePlan.Operation, _ statement: SharedSQL, withID: Int64? = nil) throws -> WritePlan {
+            let stamps = hasRoles ? try insertStamps(schema: schema, values: values, context: context) : RoleStamps()
+            stamps.apply(to: &values)
+            var planned = plan(operation, statement, (withID.map { [DatabaseValue.integer($0)] } ?? []) + values)
+            planned.stamps = stamps
+            if operation == .upsert { planned.returnedSlots = sql.upsertReturnedSlots }
+            return planned
+        }
+        /// An UPDATE of `slots` (not empty) of the row `key` names, stamped and version-checked.
+        func updating(_ slots: [Int], key: [DatabaseValue]) throws -> WritePlan {
+            guard hasRoles else {
+                return plan(.update, sql.updateSQL(slots: slots), slots.map { values[$0] } + key,
+                            rowID: rowIDAfterUpdate(slots: slots, values: values, schema: schema, sql: sql))
+            }
+            let (stamps, expected) = try updateStamps(schema: schema, changed: slots, values: values, context: context)
+            stamps.apply(to: &values)
+            let written = slots + stamps.slots.filter { !slots.contains($0) }
+            var planned = plan(.update, sql.updateSQL(slots: written, checkingVersion: expected != nil),
+                               written.map { values[$0] } + key + (expected.map { [$0] } ?? []),
+                               rowID: rowIDAfterUpdate(slots: written, values: values, schema: schema, sql: sql))
+            planned.stamps = stamps
+            if expected != nil { planned.noChangeRule = .stale(key: keyDescription(schema: schema, key: key)) }
+            return planned
+        }
         let isRowIDModel: Bool
         if case .rowID = schema.key { isRowIDModel = true } else { isRowIDModel = false }
         switch request {
         case .insert:
             if isRowIDModel, let id, let insertWithID = sql.insertWithIDSQL {
-                return plan(.insertWithID, insertWithID, [.integer(id)] + values)
+                return try inserting(.insertWithID, insertWithID, withID: id)
             }
-            return plan(.insert, sql.insertSQL, values)
+            return try inserting(.insert, sql.insertSQL)
         case .upsert:
             if isRowIDModel, let id, let upsertWithID = sql.upsertWithIDSQL {
-                return plan(.upsert, upsertWithID, [.integer(id)] + values)
+                return try inserting(.upsert, upsertWithID, withID: id)
             }
-            return plan(.upsert, sql.upsertSQL, values)
+            return try inserting(.upsert, sql.upsertSQL)
         case .save:
             if holdsItsRow(schema) {
                 let slots = changedSlots(values, schema: schema, context: context)
                 if slots.isEmpty { return nil }
                 let key = try rowKeyArguments(schema: schema, context: context) ?? []
-                return plan(.update, sql.updateSQL(slots: slots), slots.map { values[$0] } + key,
-                            rowID: rowIDAfterUpdate(slots: slots, values: values, schema: schema, sql: sql))
+                return try updating(slots, key: key)
             }
             if isRowIDModel, let insertWithID = sql.insertWithIDSQL, let saveWholeRow = sql.saveWholeRowSQL {
-                guard let id else { return plan(.insert, sql.insertSQL, values) }
+                guard let id else { return try inserting(.insert, sql.insertSQL) }
                 if recordState == .deleted {
                     // A deleted object puts its row back with the same id. If another row
                     // took that id meanwhile (SQLite reuses the largest rowid), the INSERT
                     // fails with a constraint error: that row is never overwritten.
-                    return plan(.insertWithID, insertWithID, [.integer(id)] + values)
+                    return try inserting(.insertWithID, insertWithID, withID: id)
                 }
                 // An id set by hand: the object stands for the whole row with that id.
-                return plan(.insertWithID, saveWholeRow, [.integer(id)] + values)
+                return try inserting(.insertWithID, saveWholeRow, withID: id)
             }
             // A natural key: a new or deleted object is inserted (a key another row holds is
             // a constraint error).
-            return plan(.insert, sql.insertSQL, values)
+            return try inserting(.insert, sql.insertSQL)
         case .update:
             guard let key = try rowKeyArguments(schema: schema, context: context) else {
                 throw ActiveObjectError.recordNotFound(table: table, id: nil)
             }
             let slots = holdsItsRow(schema) ? changedSlots(values, schema: schema, context: context) : Array(values.indices)
             if slots.isEmpty {
-                // An explicit update() still reports a row that is gone.
+                // An explicit update() still reports a row that is gone (or, with optimistic
+                // locking, a row that changed since).
+                if let locked = sql.locked, let expected = try versionLoaded(schema: schema, values: values, context: context) {
+                    var planned = plan(.checkExists, locked.existsSQL, key + [expected])
+                    planned.noChangeRule = .stale(key: keyDescription(schema: schema, key: key))
+                    return planned
+                }
                 return plan(.checkExists, sql.existsSQL, key)
             }
-            return plan(.update, sql.updateSQL(slots: slots), slots.map { values[$0] } + key,
-                        rowID: rowIDAfterUpdate(slots: slots, values: values, schema: schema, sql: sql))
+            return try updating(slots, key: key)
         }
     }
 
@@ -304,7 +336,8 @@ extension ActiveObject {
         return false
     }
 
-    /// Records a write that happened: the object now holds its row, or is deleted.
+    /// Records a write that happened: the object now holds its row (with the values the
+    /// library stamped), or is deleted.
     func applyWrite(_ plan: WritePlan, _ outcome: WritePlan.Outcome, schema: ModelSchema) {
         switch plan.operation {
         case .delete:
@@ -313,8 +346,27 @@ extension ActiveObject {
                 persistedRowID = nil
             }
             preloadedRelations = nil
+        case .markRow:
+            // A soft delete or restore: only the role columns now hold what the row holds.
+            if outcome.changes > 0 {
+                takeWrittenValues(plan.stamps.values, schema: schema, context: plan.stamps.context, forgettingEdits: true)
+            }
         case .insert, .insertWithID, .upsert, .update, .checkExists:
+            takeWrittenValues(plan.stamps.values + zip(plan.returnedSlots, outcome.returned).map { ($0, $1) },
+                              schema: schema, context: plan.stamps.context, forgettingEdits: false)
             markPersisted(schema: schema, rowID: outcome.rowID ?? id)
+        }
+    }
+
+    /// The values a write stamped or returned, as the object held them before: what a
+    /// rollback puts back.
+    private func valuesBefore(_ plan: WritePlan, schema: ModelSchema) -> [(slot: Int, value: DatabaseValue)] {
+        let slots = plan.stamps.slots + plan.returnedSlots
+        guard !slots.isEmpty else { return [] }
+        return withUnsafeObjectPointer { base in
+            slots.compactMap { slot in
+                (try? schema.accessors[slot].encode(from: base, context: plan.stamps.context)).map { (slot, $0) }
+            }
         }
     }
 
@@ -324,7 +376,9 @@ extension ActiveObject {
     func perform(_ plan: WritePlan, schema: ModelSchema, database: Database) throws -> WritePlan.Outcome {
         try database.withAccess(.write) { access in
             let connection = access.connection
-            let snapshot = connection.transactionDepth > 0 ? rollbackSnapshot(schema: schema) : nil
+            var snapshot = connection.transactionDepth > 0 ? rollbackSnapshot(schema: schema) : nil
+            snapshot?.valuesBefore = valuesBefore(plan, schema: schema)
+            snapshot?.context = plan.stamps.context
             let outcome = try plan.run(on: access)
             if let snapshot { RollbackLog.of(connection).record(self, snapshot) }
             applyWrite(plan, outcome, schema: schema)
@@ -339,7 +393,7 @@ extension ActiveObject {
         try runSaveHooks()
         let context = schema.context(in: database)
         let sql = schema.sql(in: database)
-        if isPlainInsert(request, schema) {
+        if schema.roles.isEmpty && isPlainInsert(request, schema) {
             try insertNew(schema: schema, sql: sql, database: database, context: context)
         } else if let plan = try planWrite(request, schema: schema, sql: sql, context: context) {
             try perform(plan, schema: schema, database: database)
@@ -387,35 +441,136 @@ extension ActiveObject {
         } }
     }
 
-    /// Deletes the object's row. Runs `willDelete()` first (throwing cancels) and
-    /// `didDelete()` after. The object keeps its values and its `id`: `save()` puts the row
-    /// back with the same id, while `update()` throws ``ActiveObjectError/recordNotFound(table:id:)``.
+    /// Deletes the object's row — or, for a model with a ``ColumnRole/deletedAt`` column,
+    /// soft-deletes it: sets that column to the current date (and `.updatedAt`, and the next
+    /// `.lockVersion`), after which every read leaves the row out (see
+    /// ``delete(permanently:)`` to really delete it, ``restore()`` to undo it). Runs
+    /// `willDelete()` first (throwing cancels) and `didDelete()` after. After a real delete
+    /// the object keeps its values and its `id`: `save()` puts the row back with the same id,
+    /// while `update()` throws ``ActiveObjectError/recordNotFound(table:id:)``; after a soft
+    /// delete it still holds its row.
     ///
-    /// - Returns: true when a row was deleted; false when the object had no `id` or its row
-    ///   was already gone.
-    /// - Throws: ``ActiveObjectError/misuse(_:)`` for an object loaded without its primary
-    ///   key; what `willDelete()` throws; ``DatabaseError`` (a `restrict` foreign key…).
+    /// With a ``ColumnRole/lockVersion`` column, the row must still hold the version the object
+    /// was loaded with.
+    ///
+    /// - Returns: true when a row was deleted (or soft-deleted); false when the object had no
+    ///   `id`, its row was already gone, or already soft-deleted.
+    /// - Throws: ``ActiveObjectError/staleObject(table:key:)`` (optimistic locking: the row
+    ///   changed or vanished since the object was loaded; nothing written);
+    ///   ``ActiveObjectError/misuse(_:)`` for an object loaded without its primary key; what
+    ///   `willDelete()` throws; ``DatabaseError`` (a `restrict` foreign key…).
     @discardableResult
-    public func delete() throws -> Bool {
+    public func delete() throws -> Bool { try delete(permanently: false) }
+
+    /// Deletes the object's row; with `permanently: true`, really deletes it even when the
+    /// model soft-deletes (``ColumnRole/deletedAt``). `delete(permanently: false)` is
+    /// ``delete()``.
+    ///
+    /// ```swift
+    /// try post.delete(permanently: true)     // gone, not in the bin
+    /// ```
+    /// - Returns: true when a row was deleted (or soft-deleted).
+    /// - Throws: as ``delete()``.
+    @discardableResult
+    public func delete(permanently: Bool) throws -> Bool {
         let (schema, database) = try schemaAndDatabase()
         try checkNoAsyncWrite(schema)
-        guard let plan = try planDelete(schema: schema, database: database) else { return false }
+        guard let plan = try planDelete(schema: schema, database: database, permanently: permanently) else { return false }
         try willDelete()
         let outcome = try perform(plan, schema: schema, database: database)
         didDelete()
         return outcome.changes > 0
     }
 
-    /// The DELETE of this object's row, or nil when it names none (no `id`).
-    func planDelete(schema: ModelSchema, database: Database) throws -> WritePlan? {
+    /// Undoes a soft delete: sets the ``ColumnRole/deletedAt`` column back to NULL (and
+    /// `.updatedAt` to now, and the next `.lockVersion`), so that reads see the row again.
+    /// The object's other unsaved changes stay unsaved.
+    ///
+    /// ```swift
+    /// let bin = try Post.all.onlyDeleted().all()
+    /// try bin[0].restore()
+    /// ```
+    /// - Throws: ``ActiveObjectError/misuse(_:)`` when the model has no `.deletedAt` column
+    ///   or the object was loaded without its key; ``ActiveObjectError/recordNotFound(table:id:)``
+    ///   when the object holds no row or its row is gone; ``ActiveObjectError/staleObject(table:key:)``
+    ///   (optimistic locking); ``DatabaseError``.
+    public func restore() throws {
+        let (schema, database) = try schemaAndDatabase()
+        try checkNoAsyncWrite(schema)
+        let plan = try planRestore(schema: schema, database: database)
+        try perform(plan, schema: schema, database: database)
+    }
+
+    /// The key arguments of the row a delete or restore targets, or nil when the object names
+    /// none (no `id`).
+    /// - Throws: ``ActiveObjectError/misuse(_:)`` for an object loaded without its key.
+    private func markedRowKey(schema: ModelSchema, context: ValueContext, action: String) throws -> [DatabaseValue]? {
         if recordState == .keyless && !namesARowByHand(schema) {
             throw ActiveObjectError.misuse(
-                "this \(schema.modelName) was loaded without its primary key, so it names no row to delete")
+                "this \(schema.modelName) was loaded without its primary key, so it names no row to \(action)")
         }
+        return try rowKeyArguments(schema: schema, context: context)
+    }
+
+    /// The DELETE of this object's row (with the version check of a `.lockVersion` model), the
+    /// soft delete of a `.deletedAt` model unless `permanently`, or nil when the object names
+    /// no row (no `id`).
+    func planDelete(schema: ModelSchema, database: Database, permanently: Bool = false) throws -> WritePlan? {
+        let context = schema.context(in: database)
         let sql = schema.sql(in: database)
-        guard let key = try rowKeyArguments(schema: schema, context: schema.context(in: database)) else { return nil }
+        guard let key = try markedRowKey(schema: schema, context: context, action: "delete") else { return nil }
+        if let deletedAt = schema.roles.deletedAt, !permanently {
+            let (stamps, expected) = try markStamps(deleting: true, schema: schema, context: context)
+            let versionArguments = expected.map { [$0] } ?? []
+            var plan = WritePlan(
+                operation: .markRow,
+                sql: sql.conditionalUpdateSQL(slots: stamps.slots, checkingVersion: expected != nil,
+                                              extraCondition: "\(schema.columns[deletedAt].quotedName) IS NULL"),
+                arguments: stamps.values.map(\.value) + key + versionArguments,
+                table: schema.tableName, rowID: id, hasRowID: sql.hasRowID)
+            plan.stamps = stamps
+            // Already soft-deleted (0 changes) is no error; a row that changed since is.
+            plan.noChangeRule = .reported
+            if let locked = sql.locked, expected != nil {
+                plan.noChangeRule = .staleUnlessFound(check: locked.existsSQL, arguments: key + versionArguments,
+                                                      key: keyDescription(schema: schema, key: key))
+            }
+            return plan
+        }
+        if let locked = sql.locked,
+           let expected = try versionLoaded(schema: schema, values: encodedValues(schema: schema, context: context),
+                                            context: context) {
+            var plan = WritePlan(operation: .delete, sql: locked.deleteSQL, arguments: key + [expected],
+                                 table: schema.tableName, rowID: id, hasRowID: sql.hasRowID)
+            plan.noChangeRule = .stale(key: keyDescription(schema: schema, key: key))
+            return plan
+        }
         return WritePlan(operation: .delete, sql: sql.deleteSQL, arguments: key, table: schema.tableName,
                          rowID: id, hasRowID: sql.hasRowID)
+    }
+
+    /// The UPDATE that undoes a soft delete of this object's row.
+    /// - Throws: as ``restore()``.
+    func planRestore(schema: ModelSchema, database: Database) throws -> WritePlan {
+        guard schema.roles.deletedAt != nil else {
+            throw ActiveObjectError.misuse(
+                "\(schema.modelName) has no @Column(role: .deletedAt): restore() undoes a soft delete, which it does not do")
+        }
+        let context = schema.context(in: database)
+        let sql = schema.sql(in: database)
+        guard let key = try markedRowKey(schema: schema, context: context, action: "restore"),
+              recordState != .new, recordState != .deleted else {
+            throw ActiveObjectError.recordNotFound(table: schema.tableName, id: id)
+        }
+        let (stamps, expected) = try markStamps(deleting: false, schema: schema, context: context)
+        var plan = WritePlan(
+            operation: .markRow,
+            sql: sql.conditionalUpdateSQL(slots: stamps.slots, checkingVersion: expected != nil, extraCondition: nil),
+            arguments: stamps.values.map(\.value) + key + (expected.map { [$0] } ?? []),
+            table: schema.tableName, rowID: id, hasRowID: sql.hasRowID)
+        plan.stamps = stamps
+        if expected != nil { plan.noChangeRule = .stale(key: keyDescription(schema: schema, key: key)) }
+        return plan
     }
 
     /// Re-reads the object's row, replacing every property (and discarding unsaved changes),

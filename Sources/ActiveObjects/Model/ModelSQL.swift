@@ -46,6 +46,21 @@ final class ModelSQL: @unchecked Sendable {
     let existsSQL: SharedSQL
     /// Whether an upsert returns the rowid.
     let upsertReturnsID: Bool
+    /// Optimistic locking (a `.lockVersion` column): the key condition with
+    /// `AND "lockVersion" = ?`, and the statements that use it. Nil without such a column.
+    let locked: LockedSQL?
+    /// The role columns an upsert returns after the rowid (if it returns one), in this order:
+    /// an upsert that meets an existing row keeps its `.createdAt` and increments its
+    /// `.lockVersion`, so the object learns the values the row holds.
+    let upsertReturnedSlots: [Int]
+
+    /// The statements of a model with a `.lockVersion` column that check the version.
+    struct LockedSQL: Sendable {
+        /// `<key> AND "lockVersion" = ?`.
+        let condition: String
+        let deleteSQL: SharedSQL
+        let existsSQL: SharedSQL
+    }
 
     private let quotedTable: String
     private let columnNames: [String]
@@ -59,7 +74,8 @@ final class ModelSQL: @unchecked Sendable {
         let explicitIDs: Bool
     }
 
-    init(table quotedTable: String, columns names: [String], key: KeyShape, hasRowID: Bool) {
+    init(table quotedTable: String, columns names: [String], key: KeyShape, hasRowID: Bool,
+         roles: ModelRoles = ModelRoles()) {
         self.quotedTable = quotedTable
         self.columnNames = names
         self.hasRowID = hasRowID
@@ -79,19 +95,34 @@ final class ModelSQL: @unchecked Sendable {
         existsSQL = SharedSQL("SELECT 1 FROM \(table) WHERE \(keyCondition)")
         let insert = Self.insertSQL(table: table, columns: names)
         insertSQL = SharedSQL(insert)
+        let keyCondition = self.keyCondition
+        locked = roles.lockVersion.map { slot in
+            let condition = "\(keyCondition) AND \(names[slot]) = ?"
+            return LockedSQL(condition: condition, deleteSQL: SharedSQL("DELETE FROM \(table) WHERE \(condition)"),
+                             existsSQL: SharedSQL("SELECT 1 FROM \(table) WHERE \(condition)"))
+        }
+        // On conflict, an upsert keeps the row's creation date and counts one more version.
+        func assignment(_ slot: Int) -> String? {
+            if slot == roles.createdAt { return nil }
+            if slot == roles.lockVersion { return "\(names[slot]) = \(table).\(names[slot]) + 1" }
+            return "\(names[slot]) = excluded.\(names[slot])"
+        }
+        upsertReturnedSlots = [roles.createdAt, roles.lockVersion].compactMap { $0 }
+        let returnedRoles = upsertReturnedSlots.map { names[$0] }
         // Upsert never uses REPLACE, which deletes the old row (and cascades).
         switch key {
         case .rowID:
             let key = idExpression
             let insertWithID = Self.insertSQL(table: table, columns: [key] + names)
-            let assignments = names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            let assignments = names.indices.compactMap(assignment).joined(separator: ", ")
+            let returning = " RETURNING " + ([key] + returnedRoles).joined(separator: ", ")
             // Without other columns, a no-op assignment of the key: `DO NOTHING` would return
             // no row, and the object would not learn the id of the row it conflicted with.
             let conflict = "ON CONFLICT DO UPDATE SET " + (assignments.isEmpty ? "\(key) = excluded.\(key)" : assignments)
             findByRowIDSQL = findByKeySQL
             insertWithIDSQL = SharedSQL(insertWithID)
-            upsertSQL = SharedSQL("\(insert) \(conflict) RETURNING \(key)")
-            upsertWithIDSQL = SharedSQL("\(insertWithID) \(conflict) RETURNING \(key)")
+            upsertSQL = SharedSQL("\(insert) \(conflict)\(returning)")
+            upsertWithIDSQL = SharedSQL("\(insertWithID) \(conflict)\(returning)")
             upsertReturnsID = true
             // Without other columns, the same no-op assignment: the conflict then counts as a
             // changed row, so that a row SQLite ignored (changes() 0) is told apart.
@@ -100,8 +131,7 @@ final class ModelSQL: @unchecked Sendable {
                 : "\(insertWithID) ON CONFLICT(\(key)) DO UPDATE SET \(assignments)")
         case .columns(let slots):
             let keys = slots.map { names[$0] }.joined(separator: ", ")
-            let others = names.indices.filter { !slots.contains($0) }.map { names[$0] }
-            let assignments = others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            let assignments = names.indices.filter { !slots.contains($0) }.compactMap(assignment).joined(separator: ", ")
             // Every column in the key (a join table): a no-op assignment of the key, so that
             // `RETURNING` gives the existing row's rowid (`DO NOTHING` returns no row).
             let firstKey = names[slots[0]]
@@ -109,7 +139,8 @@ final class ModelSQL: @unchecked Sendable {
                 + (assignments.isEmpty ? "\(firstKey) = excluded.\(firstKey)" : assignments)
             findByRowIDSQL = hasRowID ? SharedSQL("\(selectSQL) WHERE \"rowid\" = ?") : nil
             insertWithIDSQL = nil
-            upsertSQL = SharedSQL("\(insert) \(conflict)" + (hasRowID ? " RETURNING \"rowid\"" : ""))
+            let returned = (hasRowID ? ["\"rowid\""] : []) + returnedRoles
+            upsertSQL = SharedSQL("\(insert) \(conflict)" + (returned.isEmpty ? "" : " RETURNING " + returned.joined(separator: ", ")))
             upsertWithIDSQL = nil
             upsertReturnsID = hasRowID
             saveWholeRowSQL = nil
@@ -140,14 +171,27 @@ final class ModelSQL: @unchecked Sendable {
     }
 
     /// `UPDATE "t" SET "a" = ?, "b" = ? WHERE <key>` for the given slots, cached (the first
-    /// 256 shapes; rarer ones are built per call).
-    func updateSQL(slots: [Int]) -> SharedSQL {
+    /// 256 shapes; rarer ones are built per call). With `checkingVersion`, the condition also
+    /// names the version the row must hold (``locked``), one more parameter after the key's.
+    func updateSQL(slots: [Int], checkingVersion: Bool = false) -> SharedSQL {
+        let condition = checkingVersion ? (locked?.condition ?? keyCondition) : keyCondition
+        // The cache key: the slots, and -1 for the version check (never a slot).
+        let shape = checkingVersion ? slots + [-1] : slots
         lock.lock()
         defer { lock.unlock() }
-        if let sql = updates[slots] { return sql }
+        if let sql = updates[shape] { return sql }
         let assignments = slots.map { "\(columnNames[$0]) = ?" }.joined(separator: ", ")
-        let sql = SharedSQL("UPDATE \(quotedTable) SET \(assignments) WHERE \(keyCondition)")
-        if updates.count < 256 { updates[slots] = sql }
+        let sql = SharedSQL("UPDATE \(quotedTable) SET \(assignments) WHERE \(condition)")
+        if updates.count < 256 { updates[shape] = sql }
         return sql
+    }
+
+    /// `UPDATE "t" SET <slots> WHERE <key> [AND version] AND <extra>`: the soft delete and the
+    /// restore of one row (built per call: they are rare next to saves).
+    func conditionalUpdateSQL(slots: [Int], checkingVersion: Bool, extraCondition: String?) -> SharedSQL {
+        let condition = checkingVersion ? (locked?.condition ?? keyCondition) : keyCondition
+        let assignments = slots.map { "\(columnNames[$0]) = ?" }.joined(separator: ", ")
+        return SharedSQL("UPDATE \(quotedTable) SET \(assignments) WHERE \(condition)"
+            + (extraCondition.map { " AND \($0)" } ?? ""))
     }
 }

@@ -182,9 +182,9 @@ final class ModelSchema: @unchecked Sendable {
         case .rowID(let column, _): quotedPrimaryKey = SQLIdentifier.quote(column)
         case .columns: quotedPrimaryKey = "\"rowid\""
         }
-        declaredSQL = ModelSQL(table: quotedTable, columns: names, key: key, hasRowID: !declaresWithoutRowID)
+        declaredSQL = ModelSQL(table: quotedTable, columns: names, key: key, hasRowID: !declaresWithoutRowID, roles: roles)
         if case .columns = key, !declaresWithoutRowID {
-            withoutRowIDSQL = ModelSQL(table: quotedTable, columns: names, key: key, hasRowID: false)
+            withoutRowIDSQL = ModelSQL(table: quotedTable, columns: names, key: key, hasRowID: false, roles: roles)
         } else {
             withoutRowIDSQL = nil
         }

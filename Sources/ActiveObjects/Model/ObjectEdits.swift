@@ -24,6 +24,9 @@ struct ObjectEdits {
         if originals[offset] == nil { originals[offset] = value() }
     }
 
+    /// Forgets the value before of the property at `offset`: it holds what the row holds.
+    mutating func forget(atOffset offset: Int) { originals[offset] = nil }
+
     /// Sets the value before of the property at `offset` (async writes: the value written).
     mutating func setOriginal(_ value: Any, atOffset offset: Int) { originals[offset] = value }
 

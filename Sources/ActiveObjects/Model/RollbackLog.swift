@@ -26,6 +26,10 @@ final class RollbackLog: TransactionListener {
         /// object takes that number): a rollback makes it nil again, so a retry is numbered
         /// anew rather than reusing a number another row may take meanwhile.
         var nilAutoNumberedKeySlot: Int? = nil
+        /// Role columns a write stamped (or an upsert returned): the values the object held
+        /// before, put back by a rollback (the row holds them again), in `context`.
+        var valuesBefore: [(slot: Int, value: DatabaseValue)] = []
+        var context = ValueContext()
     }
 
     private struct Entry {
@@ -175,8 +179,12 @@ extension ActiveObject {
     func restore(_ snapshot: RollbackLog.Snapshot) {
         let schema = try? ModelSchema.of(Swift.type(of: self))
         let numberedKey = snapshot.nilAutoNumberedKeySlot.flatMap { slot in schema?.accessors[slot] }
-        notifyingObservers(ofOffsets: numberedKey.map { [$0.valueOffset] } ?? [], id: rowID != snapshot.id,
-                           changes: recordState != snapshot.state) {
+        let stamped = schema.map { schema in snapshot.valuesBefore.map { (schema.accessors[$0.slot], $0.value) } } ?? []
+        notifyingObservers(ofOffsets: (numberedKey.map { [$0.valueOffset] } ?? []) + stamped.map(\.0.valueOffset),
+                           id: rowID != snapshot.id, changes: recordState != snapshot.state) {
+            withUnsafeObjectPointer { base in
+                for (accessor, value) in stamped { _ = accessor.load(value, into: base, context: snapshot.context) }
+            }
             storeRowID(snapshot.id)
             recordState = snapshot.state
             persistedRowID = snapshot.persistedRowID

@@ -15,6 +15,22 @@ struct WritePlan: Sendable {
         case checkExists
         /// DELETE of the row `rowID`.
         case delete
+        /// UPDATE of some columns of the row without the row's other columns becoming the
+        /// object's: a soft delete or a restore (role columns only).
+        case markRow
+    }
+
+    /// What a write that changed no row means.
+    enum NoChange: Sendable {
+        /// Nothing: the outcome reports 0 changes (a delete of a row already gone).
+        case reported
+        /// ``ActiveObjectError/recordNotFound(table:id:)``.
+        case recordNotFound
+        /// Optimistic locking: ``ActiveObjectError/staleObject(table:key:)`` with this key.
+        case stale(key: String)
+        /// A soft delete with a version check: when the row still holds the version
+        /// (`check` finds it) it was deleted already (0 changes); otherwise it is stale.
+        case staleUnlessFound(check: SharedSQL, arguments: [DatabaseValue], key: String)
     }
 
     let operation: Operation
@@ -25,6 +41,22 @@ struct WritePlan: Sendable {
     let rowID: Int64?
     /// Whether the table has rowids (a `WITHOUT ROWID` table's rows have no `id`).
     let hasRowID: Bool
+    /// What no changed row means, when not the operation's usual meaning (an update or an
+    /// existence check of a row that is gone: ``ActiveObjectError/recordNotFound(table:id:)``;
+    /// a delete: 0 changes reported).
+    var noChangeRule: NoChange?
+    private var noChange: NoChange {
+        if let noChangeRule { return noChangeRule }
+        switch operation {
+        case .update, .checkExists, .markRow: return .recordNotFound
+        case .insert, .insertWithID, .upsert, .delete: return .reported
+        }
+    }
+    /// The values the library wrote in role columns instead of the object's (timestamps, the
+    /// next version): the object takes them once the write succeeded.
+    var stamps = RoleStamps()
+    /// For an upsert: the role columns it returns after the rowid (``ModelSQL/upsertReturnedSlots``).
+    var returnedSlots: [Int] = []
 
     /// What the write did.
     struct Outcome: Sendable {
@@ -32,6 +64,8 @@ struct WritePlan: Sendable {
         var rowID: Int64?
         /// Rows changed (for delete: whether the row existed).
         var changes: Int
+        /// The values of ``WritePlan/returnedSlots`` the upsert returned, in that order.
+        var returned: [DatabaseValue] = []
     }
 
     /// Runs the write on the writer (`access`).
@@ -50,23 +84,59 @@ struct WritePlan: Sendable {
             try checkInserted(connection)
             return Outcome(rowID: rowID, changes: connection.lastChanges)
         case .upsert:
+            guard returnedSlots.isEmpty else { return try upsertReturningRoles(on: connection) }
             let returned = try connection.scalarValue(sql, arguments)
             try checkInserted(connection)
             guard case .integer(let key)? = returned else { return Outcome(rowID: rowID, changes: 1) }
             return Outcome(rowID: key, changes: 1)
-        case .update:
+        case .update, .delete, .markRow:
             try connection.execute(sql, arguments)
-            guard connection.lastChanges > 0 else { throw ActiveObjectError.recordNotFound(table: table, id: rowID) }
-            return Outcome(rowID: rowID, changes: connection.lastChanges)
+            let changes = connection.lastChanges
+            if changes == 0 { try reportNoChange(on: connection) }
+            return Outcome(rowID: rowID, changes: changes)
         case .checkExists:
             guard try connection.scalarValue(sql, arguments) != nil else {
-                throw ActiveObjectError.recordNotFound(table: table, id: rowID)
+                try reportNoChange(on: connection)
+                return Outcome(rowID: rowID, changes: 0)
             }
             return Outcome(rowID: rowID, changes: 0)
-        case .delete:
-            try connection.execute(sql, arguments)
-            return Outcome(rowID: rowID, changes: connection.lastChanges)
         }
+    }
+
+    /// Throws what a write that changed no row means (``noChange``), or returns when it means
+    /// nothing.
+    private func reportNoChange(on connection: Connection) throws {
+        switch noChange {
+        case .reported:
+            return
+        case .recordNotFound:
+            throw ActiveObjectError.recordNotFound(table: table, id: rowID)
+        case .stale(let key):
+            throw ActiveObjectError.staleObject(table: table, key: key)
+        case .staleUnlessFound(let check, let arguments, let key):
+            if try connection.scalarValue(check, arguments) == nil {
+                throw ActiveObjectError.staleObject(table: table, key: key)
+            }
+        }
+    }
+
+    /// An upsert of a model with role columns: the statement returns the rowid (when the
+    /// table has one) and the role columns the row holds (a conflict kept its creation date
+    /// and counted a version).
+    private func upsertReturningRoles(on connection: Connection) throws -> Outcome {
+        let row = try connection.withStatement(sql, arguments) { statement -> [DatabaseValue]? in
+            guard try statement.step() else { return nil }
+            let values = (0..<statement.columnCount).map { statement.value(at: $0) }
+            while try statement.step() {}
+            return values
+        }
+        try checkInserted(connection)
+        guard let row else { return Outcome(rowID: rowID, changes: 1) }
+        let roleValues = Array(row.suffix(returnedSlots.count))
+        if hasRowID, case .integer(let key)? = row.first {
+            return Outcome(rowID: key, changes: 1, returned: roleValues)
+        }
+        return Outcome(rowID: rowID, changes: 1, returned: roleValues)
     }
 
     /// An INSERT (or upsert, whose conflict branch updates the row) that changed no row was
