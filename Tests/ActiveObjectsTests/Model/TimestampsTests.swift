@@ -259,7 +259,7 @@ func isRecent(_ date: Date?, since start: Date) -> Bool {
     static func saveAndCheck(scoped: Bool) throws -> Bool {
         let post = StampedPost()
         post.createdAt = sentinel
-        post.updatedAt = sentinel
+        post.updatedAt = Self.sentinel
         if scoped {
             try ActiveObject.withoutTimestamps { try post.save() }
         } else {
@@ -288,8 +288,8 @@ func isRecent(_ date: Date?, since start: Date) -> Bool {
                             // Alternate, and nest a scope inside a scope sometimes.
                             let scoped = (thread + round) % 2 == 0
                             let ok = round % 7 == 0 && scoped
-                                ? try ActiveObject.withoutTimestamps { try saveAndCheck(scoped: true) }
-                                : try saveAndCheck(scoped: scoped)
+                                ? try ActiveObject.withoutTimestamps { try Self.saveAndCheck(scoped: true) }
+                                : try Self.saveAndCheck(scoped: scoped)
                             if !ok { failures.withLock { $0 += 1 } }
                         } catch {
                             errors.withLock { $0.append("\(error)") }
@@ -317,7 +317,7 @@ func isRecent(_ date: Date?, since start: Date) -> Bool {
                         group.addTask {
                             let scoped = index % 2 == 0
                             let post = StampedPost()
-                            post.updatedAt = sentinel
+                            post.updatedAt = Self.sentinel
                             if scoped {
                                 try await ActiveObject.withoutTimestamps {
                                     await Task.yield()
@@ -327,7 +327,7 @@ func isRecent(_ date: Date?, since start: Date) -> Bool {
                                 await Task.yield()
                                 try await post.save()
                             }
-                            return (post.updatedAt == sentinel) == scoped
+                            return (post.updatedAt == Self.sentinel) == scoped
                         }
                     }
                     var all: [Bool] = []
