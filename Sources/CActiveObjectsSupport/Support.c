@@ -165,3 +165,26 @@ unsigned long activeobjects_observation_candidate_read(long candidate) { (void)c
 void activeobjects_observation_candidate_publish(long candidate) { (void)candidate; }
 
 #endif
+
+// MARK: - Connection settings (see the header)
+
+#if __has_include(<sqlite3.h>)
+#include <sqlite3.h>
+#else
+typedef struct sqlite3 sqlite3;
+int sqlite3_db_config(sqlite3 *, int op, ...);
+#endif
+#ifndef SQLITE_DBCONFIG_ENABLE_FKEY
+#define SQLITE_DBCONFIG_ENABLE_FKEY 1002
+#endif
+#ifndef SQLITE_DBCONFIG_LEGACY_ALTER_TABLE
+#define SQLITE_DBCONFIG_LEGACY_ALTER_TABLE 1012
+#endif
+
+int activeobjects_config_foreign_keys(void *connection, int value, int *now) {
+    return sqlite3_db_config((sqlite3 *)connection, SQLITE_DBCONFIG_ENABLE_FKEY, value, now);
+}
+
+int activeobjects_config_legacy_alter_table(void *connection, int value, int *now) {
+    return sqlite3_db_config((sqlite3 *)connection, SQLITE_DBCONFIG_LEGACY_ALTER_TABLE, value, now);
+}

@@ -86,19 +86,29 @@ public struct Migrator {
 
 /// Foreign-key enforcement around schema changes (https://www.sqlite.org/lang_altertable.html).
 enum ForeignKeys {
-    /// Runs `body` with enforcement off (when it was on and no transaction is open: the pragma
-    /// is a no-op inside a transaction), then restores it.
+    /// Runs `body` with enforcement off, then restores the state it found (also when `body`
+    /// throws). Works inside a transaction too (``Connection/withoutForeignKeyEnforcement(_:)``),
+    /// where `PRAGMA foreign_keys = OFF` would be a no-op.
+    /// - Throws: what `body` throws; ``DatabaseError`` when the setting cannot be changed.
     static func disabled<T>(in connection: Connection, _ body: () throws -> T) throws -> T {
-        let enabled = try connection.scalarValue("PRAGMA foreign_keys") == .integer(1)
-        guard enabled && connection.isAutocommit else { return try body() }
-        try connection.execute("PRAGMA foreign_keys = OFF")
-        defer { try? connection.execute("PRAGMA foreign_keys = ON") }
-        return try body()
+        try connection.withoutForeignKeyEnforcement(body)
     }
 
-    /// Throws when any row violates a foreign key.
+    /// Throws when any row of the database violates a foreign key.
+    /// - Throws: ``DatabaseError`` (`constraint`) naming the first table at fault.
     static func check(_ connection: Connection) throws {
-        let violations = try connection.rows("PRAGMA foreign_key_check")
+        try report(connection.rows("PRAGMA foreign_key_check"))
+    }
+
+    /// Throws when a row of one of `tables` violates one of its foreign keys.
+    /// - Throws: ``DatabaseError`` (`constraint`) naming the first table at fault.
+    static func check(_ connection: Connection, tables: [String]) throws {
+        for table in tables {
+            try report(connection.rows("PRAGMA foreign_key_check(\(SQLIdentifier.quote(table)))"))
+        }
+    }
+
+    private static func report(_ violations: [Row]) throws {
         guard let first = violations.first else { return }
         let table: String = (try? first["table"]) ?? "?"
         let parent: String = (try? first["parent"]) ?? "?"

@@ -139,4 +139,22 @@ int activeobjects_observation_candidate_verify(long candidate);
 // stack frames above the caller lies between the caller's locals and it.
 unsigned long activeobjects_current_stack_top(void);
 
+
+// MARK: - Connection settings that SQL cannot change inside a transaction
+//
+// `sqlite3_db_config` is variadic, so Swift cannot call it; these wrappers fix its arguments
+// (Support.c). `connection` is the `sqlite3 *` handle (a `void *` here, so that this header
+// does not need SQLite's). `value` is 1 (on), 0 (off) or -1 (leave as is); `*now` receives the
+// state after the call. They return SQLite's result code (0 for SQLITE_OK).
+
+// Foreign-key enforcement (SQLITE_DBCONFIG_ENABLE_FKEY). Unlike `PRAGMA foreign_keys`, which
+// is a no-op inside a transaction, this takes effect at once, also inside one: a table
+// rebuild inside a caller's transaction then drops the old table without the implicit DELETE
+// that would fire the children's ON DELETE actions.
+int activeobjects_config_foreign_keys(void *connection, int value, int *now);
+
+// `PRAGMA legacy_alter_table` (SQLITE_DBCONFIG_LEGACY_ALTER_TABLE): while on, ALTER TABLE
+// RENAME neither rewrites nor checks the views and triggers that mention the table.
+int activeobjects_config_legacy_alter_table(void *connection, int value, int *now);
+
 #endif
