@@ -3,8 +3,8 @@ import ActiveObjects
 extension ClassPlan {
     /// Plans one `@Column` per column (a rowid alias is `ActiveObject.id` instead), and the
     /// notes for what `@Column` cannot express. `models` are all the classes being generated,
-    /// for foreign keys.
-    mutating func plan(table: TableInfo, naming: NamingConvention, models: [ClassPlan]) {
+    /// for foreign keys; `softDelete` allows the `.deletedAt` role (see ``RoleMapping``).
+    mutating func plan(table: TableInfo, naming: NamingConvention, softDelete: Bool = false, models: [ClassPlan]) {
         let keysByColumn = Dictionary(
             table.foreignKeys.filter { $0.columns.count == 1 }.map { ($0.columns[0].lowercased(), $0) },
             uniquingKeysWith: { first, _ in first })
@@ -24,6 +24,7 @@ extension ClassPlan {
         }
         let keyColumns = Set(key.declaredColumns)
         let compositeForeignKeyColumns = Set(table.foreignKeys.filter { $0.columns.count > 1 }.flatMap(\.columns))
+        var rolesTaken: [GeneratedRole: String] = [:]
 
         for (position, column) in table.columns.enumerated() where column.name != rowidAlias {
             let foreignKey = keysByColumn[column.name.lowercased()]
@@ -43,6 +44,9 @@ extension ClassPlan {
                 applyForeignKey(foreignKey, column: column, to: &property, models: models)
             }
             applyIndexes(table.indexes, to: &property)
+            if !holdsKey {
+                Self.applyRole(column: column, to: &property, taken: &rolesTaken, softDelete: softDelete)
+            }
             properties.append(property)
         }
 
@@ -105,6 +109,63 @@ extension ClassPlan {
         return PropertyPlan(
             column: column.name, name: name, type: type, isOptional: isOptional, initialValue: initialValue,
             explicitColumnName: naming.columnNaming.columnName(for: name) != column.name, notes: notes)
+    }
+
+    /// Gives the property its role (see ``RoleMapping``) when its type can serve it, the role is
+    /// free and `@Column(role:)` can express the column (it has no `unique:`); types a TEXT or
+    /// untyped column whose default is the moment of the insert as a `Date`. A timestamp
+    /// column starts as `Date()` when NOT NULL (a run-time default, never frozen into the
+    /// table) and `nil` otherwise.
+    static func applyRole(column: TableInfo.ColumnInfo, to property: inout PropertyPlan,
+                          taken: inout [GeneratedRole: String], softDelete: Bool) {
+        let defaultSQL = column.defaultSQL.map(oneLine)
+        let isNowDefault = column.defaultSQL.map { SQLDefault(sql: $0).isCurrentTime } ?? false
+        if isNowDefault, property.type == .string, TypeMapping.hasTextAffinity(declared: column.declaredType) {
+            // A timestamp kept as text: a String would be written as "" or NULL in place of
+            // the default.
+            property.notes.removeAll { $0.hasPrefix("no declared type") || $0.hasPrefix("declared type ") }
+            let declared = column.declaredType.isEmpty ? "no declared type" : "declared \(column.declaredType)"
+            property.notes.append("\(declared): typed Date for its default \(defaultSQL!) (stored as text)")
+            property.type = .date
+        }
+        if isNowDefault, property.type == .date {
+            property.notes.removeAll { $0.hasPrefix("SQL default ") }
+            property.initialValue = property.isOptional ? "nil" : "Date()"
+        }
+        guard let role = RoleMapping.candidate(name: column.name, defaultSQL: column.defaultSQL, softDelete: softDelete) else {
+            if property.type == .date, property.isOptional, !softDelete, RoleMapping.isSoftDeleteName(column.name) {
+                property.notes.append("a soft-delete date? `activeobjects-gen --soft-delete` makes it @Column(role: .deletedAt)")
+            }
+            return
+        }
+        let fits: Bool
+        switch role {
+        case .createdAt, .updatedAt: fits = property.type == .date
+        case .deletedAt: fits = property.type == .date && property.isOptional
+        case .lockVersion: fits = (property.type == .int || property.type == .int64) && !property.isOptional
+        }
+        guard fits else { return }
+        guard !property.unique else {
+            property.notes.append("no role .\(role.rawValue): unique, which @Column(role:) cannot also say")
+            if isNowDefault, property.isOptional { property.notes.append("SQL default \(defaultSQL!): set \(property.name) before saving") }
+            return
+        }
+        if let other = taken[role] {
+            // The library refuses two columns of one role.
+            let why = "\(other) has the role .\(role.rawValue), and a model has one column per role"
+            if isNowDefault {
+                let start = property.isOptional ? "set \(property.name) before saving" : "starts as Date(), when the object is made"
+                property.notes.append("SQL default \(defaultSQL!): \(start) (\(why))")
+            } else {
+                property.notes.append("no role: \(why)")
+            }
+            return
+        }
+        taken[role] = property.name
+        property.role = role
+        if role == .createdAt || role == .updatedAt {
+            property.initialValue = property.isOptional ? "nil" : "Date()"
+        }
     }
 
     /// Makes the property a foreign key with `references:`, typed like the key it points at,

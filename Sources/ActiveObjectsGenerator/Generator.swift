@@ -17,6 +17,12 @@ public enum Generator {
         public var tables: [String] = []
         /// How the generated models map property names to column names.
         public var naming: NamingConvention = .asIs
+        /// Whether a nullable date column named `deleted_at`, `deleted_on` or `discarded_at` (in
+        /// any naming convention) becomes `@Column(role: .deletedAt)`: `delete()` then sets it
+        /// instead of deleting the row, and every query leaves the rows where it is set out.
+        /// Off by default (`--soft-delete` turns it on): the role changes what the table's
+        /// existing rows look like to the app, so it is asked for, never guessed.
+        public var softDelete = false
 
         /// Creates the default options: every table, `as-is` naming.
         public init() {}
@@ -49,7 +55,8 @@ public enum Generator {
     }
 
     private static func generate(tables: [TableInfo], sourceName: String, options: Options) throws -> Output {
-        let plan = try ModelPlan(tables: tables, selected: options.tables, naming: options.naming, sourceName: sourceName)
+        let plan = try ModelPlan(tables: tables, selected: options.tables, naming: options.naming,
+                                 softDelete: options.softDelete, sourceName: sourceName)
         return Output(source: SwiftWriter.source(for: plan),
                       warnings: plan.skipped.map { "skipping \($0.kind) \($0.name): \($0.reason)" })
     }

@@ -7,6 +7,7 @@ public enum GeneratorCommand {
         activeobjects-gen: generate ActiveObject model classes from an existing SQLite schema.
 
         USAGE: activeobjects-gen SCHEMA [--table NAME]... [--output FILE] [--naming as-is|snake|upper-snake]
+                                 [--soft-delete]
 
         ARGUMENTS:
           SCHEMA                 An SQLite database file (opened read-only, never modified), or a
@@ -20,10 +21,17 @@ public enum GeneratorCommand {
                                                 get an explicit @Column("name")
                                    snake        firstName <-> first_name (override columnNaming)
                                    upper-snake  firstName <-> FIRST_NAME (override columnNaming)
+          --soft-delete          Map nullable date columns named deleted_at, deleted_on or
+                                 discarded_at to @Column(role: .deletedAt): delete() then marks
+                                 rows instead of deleting them, and queries leave marked rows out.
           --help, -h             Show this help.
 
         Every table gets a model, whatever its key (INTEGER, TEXT, UUID, composite, none,
         WITHOUT ROWID). Views and virtual tables are skipped, with the reason on standard error.
+        Columns whose default is the moment of the insert (CURRENT_TIMESTAMP, datetime('now'))
+        and date columns named created_at/updated_at get @Column(role: .createdAt) or
+        .updatedAt (the library stamps them); a NOT NULL integer lock_version gets
+        @Column(role: .lockVersion).
         Exit status: 0 on success, 1 on an error, 2 on a usage error.
 
         EXAMPLE:
@@ -103,6 +111,9 @@ public enum GeneratorCommand {
                     throw GeneratorError.usage("unknown naming \(name); use one of \(known)")
                 }
                 result.options.naming = naming
+            case "--soft-delete":
+                guard inline == nil else { throw GeneratorError.usage("--soft-delete takes no value") }
+                result.options.softDelete = true
             case "--":
                 for rest in remaining { try setSchema(rest, in: &result) }
                 remaining = []

@@ -46,13 +46,16 @@ extension ModelPlan {
     ///
     /// A join table is pure when its columns are exactly two foreign keys with relations (to
     /// parents with a single-column key), and its key is those two columns, its rowid alias
-    /// (`id INTEGER PRIMARY KEY`) or its rowid. Any other column (a quantity, a date) makes it a
-    /// model of its own: `add` could not fill it in.
+    /// (`id INTEGER PRIMARY KEY`) or its rowid. Columns the library fills in on its own — those
+    /// with a role: `created_at DEFAULT CURRENT_TIMESTAMP`, `updated_at`, `lock_version` — may
+    /// come beside them (`add` stamps the row). Any other column (a quantity, a date) makes it
+    /// a model of its own: `add` could not fill it in.
     mutating func addManyToManyRelations() {
         struct Path { var owner: String, target: String, join: ClassPlan, near: PropertyPlan, far: PropertyPlan }
         var paths: [Path] = []
         for join in classes where Self.isPureJoin(join) {
-            let (first, second) = (join.properties[0], join.properties[1])
+            let keys = join.properties.filter { $0.references != nil }
+            let (first, second) = (keys[0], keys[1])
             paths.append(Path(owner: first.references!, target: second.references!, join: join, near: first, far: second))
             paths.append(Path(owner: second.references!, target: first.references!, join: join, near: second, far: first))
         }
@@ -76,7 +79,7 @@ extension ModelPlan {
         // The join model's doc comment names both sides.
         for index in classes.indices where Self.isPureJoin(classes[index]) {
             let join = classes[index]
-            let sides = join.properties.compactMap { property -> String? in
+            let sides = join.properties.filter { $0.references != nil }.compactMap { property -> String? in
                 guard let owner = classes.first(where: { $0.className == property.references }),
                       let relation = owner.relations.first(where: {
                           $0.kind == .hasManyThrough && $0.joinClass == join.className && $0.keyProperty == property.name
@@ -89,7 +92,8 @@ extension ModelPlan {
 
     /// Whether the class is a pure join table (see ``addManyToManyRelations()``).
     static func isPureJoin(_ model: ClassPlan) -> Bool {
-        guard model.properties.count == 2, model.properties.allSatisfy({ $0.references != nil }) else { return false }
+        let others = model.properties.filter { $0.references == nil }
+        guard model.properties.count - others.count == 2, others.allSatisfy({ $0.role != nil }) else { return false }
         if case .natural = model.key { return false }
         return true
     }

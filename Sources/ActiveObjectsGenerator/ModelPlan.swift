@@ -96,6 +96,8 @@ struct PropertyPlan: Equatable {
     /// The parent class of a foreign key, and the `onDelete:` action (nil for NO ACTION).
     var references: String?
     var onDelete: String?
+    /// `@Column(role:)`: a timestamp, soft-delete or version column (see ``RoleMapping``).
+    var role: GeneratedRole?
     var notes: [String] = []
 }
 
@@ -113,12 +115,15 @@ struct RelationPlan: Equatable {
 }
 
 extension ModelPlan {
-    /// Plans the models for `tables` (all of them, or those named in `selected`).
+    /// Plans the models for `tables` (all of them, or those named in `selected`); `softDelete`
+    /// gives `deleted_at` columns the `.deletedAt` role (`--soft-delete`).
     /// - Throws: ``GeneratorError/unknownTable(_:)`` and ``GeneratorError/noTables(_:)``.
-    init(tables: [TableInfo], selected: [String], naming: NamingConvention, sourceName: String) throws {
+    init(tables: [TableInfo], selected: [String], naming: NamingConvention, softDelete: Bool = false,
+         sourceName: String) throws {
         self.sourceName = sourceName
         command = (["activeobjects-gen", sourceName] + selected.flatMap { ["--table", $0] }
-                   + (naming == .asIs ? [] : ["--naming", naming.rawValue])).joined(separator: " ")
+                   + (naming == .asIs ? [] : ["--naming", naming.rawValue])
+                   + (softDelete ? ["--soft-delete"] : [])).joined(separator: " ")
         guard !tables.isEmpty else { throw GeneratorError.noTables("\(sourceName) has none") }
         var chosen = tables
         if !selected.isEmpty {
@@ -164,7 +169,8 @@ extension ModelPlan {
 
         let tablesByName = Dictionary(chosen.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for index in classes.indices {
-            classes[index].plan(table: tablesByName[classes[index].table]!, naming: naming, models: classes)
+            classes[index].plan(table: tablesByName[classes[index].table]!, naming: naming, softDelete: softDelete,
+                                models: classes)
         }
         addRelations()
         addManyToManyRelations()

@@ -103,7 +103,7 @@ enum SwiftNames {
     /// library's sources by `NameMappingTests`.
     static let libraryTypeNames: Set<String> = [
         "ActiveObjects", "Foundation", "Swift", "Dispatch",
-        "ActiveObject", "ActiveObjectError", "ActiveRecord", "BelongsTo", "Column", "ColumnNaming",
+        "ActiveObject", "ActiveObjectError", "ActiveRecord", "BelongsTo", "Column", "ColumnNaming", "ColumnRole",
         "ColumnOperator", "ColumnReference", "ColumnType", "ColumnValue", "ColumnValueError", "Cursor",
         "Database", "DatabaseError", "DatabaseValue", "DateStrategy", "ForeignKeyAction", "GroupedQuery",
         "HasMany", "HasManyThrough", "HasOne", "JSONColumn", "LiveChange", "LiveChanges", "LiveResults", "LiveValues", "Migrator", "Query",

@@ -58,6 +58,7 @@ enum SwiftWriter {
     private static func propertyLines(_ property: PropertyPlan) -> [String] {
         var arguments: [String] = []
         if property.explicitColumnName { arguments.append(SQLDefault.swiftString(property.column)) }
+        if let role = property.role { arguments.append("role: .\(role.rawValue)") }  // never with unique: or references:
         if property.unique { arguments.append("unique: true") }
         if property.indexed { arguments.append("indexed: true") }
         if let parent = property.references {

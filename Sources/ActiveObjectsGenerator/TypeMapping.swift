@@ -13,12 +13,15 @@ enum SwiftType: String, Sendable, Equatable {
     case uuid = "UUID"
 
     /// The value a non-optional property starts with when the schema gives no literal default.
+    /// A date starts as `Date()`, the moment the object is made (a run-time default the library
+    /// never writes into the table's SQL), never as 1970: a NOT NULL date column without a
+    /// default (`placed_at`, `played_at`) is most often the moment of the event.
     var zeroValue: String {
         switch self {
         case .int, .int64, .double, .decimal: return "0"
         case .string: return "\"\""
         case .data: return "Data()"
-        case .date: return "Date(timeIntervalSince1970: 0)"
+        case .date: return "Date()"
         case .bool: return "false"
         case .uuid: return "UUID()"
         }
@@ -59,6 +62,15 @@ enum TypeMapping {
         if upper.contains("REAL") || upper.contains("FLOA") || upper.contains("DOUB") { return (.double, nil) }
         if ["NUMERIC", "DECIMAL", "NUMBER", "MONEY"].contains(where: { upper.contains($0) }) { return (.decimal, nil) }
         return (.string, "declared type \(declared) is not a known type: mapped to String")
+    }
+
+    /// Whether values of a column of this declared type are kept as text: no declared type, or
+    /// one containing CHAR, CLOB or TEXT (and not INT). Such a column can hold the dates of a
+    /// `Date` property (the library writes dates as text by default).
+    static func hasTextAffinity(declared: String) -> Bool {
+        let upper = declared.uppercased()
+        if upper.trimmingCharacters(in: .whitespaces).isEmpty { return true }
+        return !upper.contains("INT") && (upper.contains("CHAR") || upper.contains("CLOB") || upper.contains("TEXT"))
     }
 
 }

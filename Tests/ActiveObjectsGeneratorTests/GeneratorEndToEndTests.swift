@@ -90,9 +90,11 @@ struct GeneratorEndToEndTests {
             "    @Column(\"a_blob\") var aBlob: Data = Data([0xCA, 0xFE])",
             "    @Column(\"an_empty_blob\") var anEmptyBlob: Data = Data()",
             "    @Column(\"a_date\") var aDate: Date = Date(timeIntervalSince1970: 946684800)",
-            "    // SQL default CURRENT_TIMESTAMP is not a Swift literal: set aDatetime before saving",
-            "    @Column(\"a_datetime\") var aDatetime: Date? = nil",
-            "    @Column(\"a_timestamp\") var aTimestamp: Date = Date(timeIntervalSince1970: 0)",
+            // the moment of the insert: the first such column stamped by the library, the
+            // second (one column per role) starting as the moment the object is made
+            "    @Column(\"a_datetime\", role: .createdAt) var aDatetime: Date? = nil",
+            "    // SQL default datetime('now'): starts as Date(), when the object is made (aDatetime has the role .createdAt, and a model has one column per role)",
+            "    @Column(\"a_timestamp\") var aTimestamp: Date = Date()",
             "    @Column(\"a_boolean\") var aBoolean: Bool = true",
             "    @Column(\"a_bool\") var aBool: Bool? = nil",
             "    @Column(\"a_numeric\") var aNumeric: Decimal = 7",

@@ -157,7 +157,7 @@ struct GeneratorKeyTests {
                 override class var tableName: String { "events" }
                 override class var primaryKey: String { "rowid" }
 
-                @Column var at: Date = Date(timeIntervalSince1970: 0)
+                @Column var at: Date = Date()
                 @Column var what: String? = nil
             }
             """)

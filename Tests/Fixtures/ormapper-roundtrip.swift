@@ -21,13 +21,20 @@ try Profile.createTable()
 let group = Group()
 group.name = "Admins"
 group.default = true
-group.createdAt = Date(timeIntervalSince1970: 1_700_000_000)
+// created_at DEFAULT CURRENT_TIMESTAMP is @Column(role: .createdAt): stamped on insert.
 try group.save()
 guard let groupID = group.id else { fatalError("Group.save() set no id") }
 let loadedGroup = try Group.find(id: groupID)
 check(loadedGroup?.name == "Admins", "Group.name")
 check(loadedGroup?.default == true, "Group.default")
-check(loadedGroup?.createdAt == group.createdAt, "Group.createdAt")
+check(abs(group.createdAt.timeIntervalSinceNow) < 60, "Group.createdAt stamped with the current date")
+check(loadedGroup.map { abs($0.createdAt.timeIntervalSince(group.createdAt)) < 0.002 } == true, "Group.createdAt")
+// Inside withoutTimestamps, the value set is kept (an import).
+let imported = Group()
+imported.name = "Imported"
+imported.createdAt = Date(timeIntervalSince1970: 1_700_000_000)
+try ActiveObject.withoutTimestamps { try imported.save() }
+check(try Group.find(id: imported.id!)?.createdAt == Date(timeIntervalSince1970: 1_700_000_000), "Group.createdAt as imported")
 
 // Person, through the foreign key
 let person = Person()

@@ -101,7 +101,7 @@ enum RecordStore {
 
         @Column("device_uuid", references: Device.self, onDelete: .cascade) var deviceUuid: UUID = UUID()
         @Column("track_id", references: Track.self, onDelete: .cascade) var trackId: Int64 = 0
-        @Column("played_at") var playedAt: Date = Date(timeIntervalSince1970: 0)
+        @Column("played_at") var playedAt: Date = Date()
 
         var device: BelongsTo<Device> { belongsTo(\.$deviceUuid) }
         var track: BelongsTo<Track> { belongsTo(\.$trackId) }
