@@ -1,33 +1,69 @@
-/// The DDL for a model: `CREATE TABLE`, column definitions, indexes.
+/// The DDL for a model: `CREATE TABLE`, column definitions, indexes, and the literal each
+/// column gives the rows it is added to.
 struct SchemaDDL {
+    /// One index the model declares.
+    struct Index {
+        /// The index's name, unquoted (`person_email_unique`).
+        let name: String
+        /// `CREATE [UNIQUE] INDEX IF NOT EXISTS …` on the model's table and column names.
+        let sql: String
+    }
+
     let createTableSQL: String
     /// `"name" TEXT NOT NULL DEFAULT ''`, by slot.
     let columnDefinitions: [String]
-    let indexSQL: [String]
+    /// The indexes the model declares, on its own table and column names.
+    let indexes: [Index]
+    /// By slot, the SQL literal of the value rows already in a table get when the column is
+    /// added to it: the `DEFAULT`; for a column whose default is computed at run time, the
+    /// prototype's value when `NOT NULL` (SQLite needs one) or `NULL`; for a key column, the
+    /// prototype's value (`NULL` for a key SQLite numbers).
+    let fillLiterals: [String]
 
     /// The DDL of `schema`'s table (named `tableName` when given), with the defaults encoded
     /// in `context` and rendered for a database whose text encoding is `textEncoding`.
+    ///
+    /// - Parameters:
+    ///   - runtimeDefaults: the slots whose default is computed at run time (see
+    ///     ``RuntimeDefaults``): no `DEFAULT` clause, so the value is never frozen into the SQL.
+    ///   - columnNames: names to give some slots' columns instead of the model's (a rebuild
+    ///     creates a renamed column under its old name and renames it afterwards, so that the
+    ///     indexes and triggers it recreates still name it). Indexes always use the model's.
     /// - Throws: ``ActiveObjectError/invalidValue(table:column:reason:)`` for a default that
-    ///   cannot be written.
+    ///   cannot be written; ``ActiveObjectError/invalidModel(model:reason:)`` for a model
+    ///   with no column and no key, or a foreign key to a model without a single key column.
     init(schema: ModelSchema, context: ValueContext, textEncoding: SQLLiteral.TextEncoding = .utf8,
-         tableName: String? = nil, autoIncrement: Bool = false) throws {
+         tableName: String? = nil, autoIncrement: Bool = false,
+         runtimeDefaults: Set<Int> = [], columnNames: [Int: String] = [:]) throws {
         let defaults = try schema.defaultValues(context: context)
         var definitions: [String] = []
-        var indexes: [String] = []
+        var indexes: [Index] = []
+        var fills: [String] = []
         let keySlots = Set(schema.keySlots)
+        func literal(_ value: DatabaseValue, column: String) throws -> String {
+            do {
+                return try SQLLiteral.render(value, textEncoding: textEncoding)
+            } catch {
+                throw ActiveObjectError.invalidValue(table: schema.tableName, column: column,
+                                                     reason: "its default cannot be written: \(error)")
+            }
+        }
         for (slot, column) in schema.columns.enumerated() {
-            var definition = "\(column.quotedName) \(column.columnType(dateStrategy: context.dateStrategy).rawValue)"
+            let name = columnNames[slot].map(SQLIdentifier.quote) ?? column.quotedName
+            var definition = "\(name) \(column.columnType(dateStrategy: context.dateStrategy).rawValue)"
             if !column.isNullable { definition += " NOT NULL" }
             // A key column has no DEFAULT: every row names its own key (a prototype's default,
             // such as a random UUID, would be one shared value), and a key column is never
-            // added to a populated table.
-            if !keySlots.contains(slot) {
-                do {
-                    definition += " DEFAULT \(try SQLLiteral.render(defaults[slot], textEncoding: textEncoding))"
-                } catch {
-                    throw ActiveObjectError.invalidValue(table: schema.tableName, column: column.name,
-                                                         reason: "its default cannot be written: \(error)")
-                }
+            // added to a populated table. Nor has a column whose default is computed at run
+            // time: the moment the table was created is no default for rows written later.
+            if keySlots.contains(slot) {
+                fills.append((try? SQLLiteral.render(defaults[slot], textEncoding: textEncoding)) ?? "NULL")
+            } else if runtimeDefaults.contains(slot) {
+                fills.append(column.isNullable ? "NULL" : try literal(defaults[slot], column: column.name))
+            } else {
+                let rendered = try literal(defaults[slot], column: column.name)
+                definition += " DEFAULT \(rendered)"
+                fills.append(rendered)
             }
             if let parent = column.options.references {
                 definition += " REFERENCES \(try Self.referencedColumn(of: parent, from: schema, column: column.name))"
@@ -36,15 +72,18 @@ struct SchemaDDL {
             definitions.append(definition)
             let bare = "\(schema.tableName)_\(column.name)"
             if column.options.unique {
-                indexes.append("CREATE UNIQUE INDEX IF NOT EXISTS \(SQLIdentifier.quote(bare + "_unique")) ON \(schema.quotedTable)(\(column.quotedName))")
+                let name = bare + "_unique"
+                indexes.append(Index(name: name, sql: "CREATE UNIQUE INDEX IF NOT EXISTS \(SQLIdentifier.quote(name)) ON \(schema.quotedTable)(\(column.quotedName))"))
             }
             if column.options.indexed || (column.options.references != nil && !column.options.unique) {
                 // Foreign keys are indexed too: deletes of the parent look children up by them.
-                indexes.append("CREATE INDEX IF NOT EXISTS \(SQLIdentifier.quote(bare + "_index")) ON \(schema.quotedTable)(\(column.quotedName))")
+                let name = bare + "_index"
+                indexes.append(Index(name: name, sql: "CREATE INDEX IF NOT EXISTS \(SQLIdentifier.quote(name)) ON \(schema.quotedTable)(\(column.quotedName))"))
             }
         }
         columnDefinitions = definitions
-        indexSQL = indexes
+        self.indexes = indexes
+        fillLiterals = fills
         var all = definitions
         var options = ""
         switch schema.key {
@@ -53,7 +92,8 @@ struct SchemaDDL {
         case .rowID:
             all.insert("\(schema.quotedPrimaryKey) INTEGER PRIMARY KEY" + (autoIncrement ? " AUTOINCREMENT" : ""), at: 0)
         case .columns(let slots):
-            all.append("PRIMARY KEY (\(slots.map { schema.columns[$0].quotedName }.joined(separator: ", ")))")
+            let names = slots.map { columnNames[$0].map(SQLIdentifier.quote) ?? schema.columns[$0].quotedName }
+            all.append("PRIMARY KEY (\(names.joined(separator: ", ")))")
             if schema.declaresWithoutRowID { options = " WITHOUT ROWID" }
         }
         if all.isEmpty {
@@ -61,6 +101,14 @@ struct SchemaDDL {
         }
         let table = tableName.map(SQLIdentifier.quote) ?? schema.quotedTable
         createTableSQL = "CREATE TABLE IF NOT EXISTS \(table) (\(all.joined(separator: ", ")))\(options)"
+    }
+
+    /// The names of the table's columns in the order `createTableSQL` declares them, under the
+    /// model's names: the rowid column first when it is declared, then the columns by slot.
+    static func tableColumnNames(of schema: ModelSchema) -> [String] {
+        var names = schema.columns.map(\.name)
+        if case .rowID(let column, isHidden: false) = schema.key { names.insert(column, at: 0) }
+        return names
     }
 
     /// `"Customers"("CustomerID")`: the table and key column a foreign key to `parent` names.

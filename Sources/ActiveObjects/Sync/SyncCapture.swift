@@ -69,6 +69,9 @@ enum SyncCapture {
         return column
     }
 
+    /// The names of the bookkeeping objects, in the order of ``bookkeepingSQL``.
+    static let bookkeepingNames = [logTable, fieldsTable, "activeobjects_sync_fields_parked", stateTable, inboxTable]
+
     /// Installs or refreshes the capture triggers of `schema`'s table on `connection` (inside a
     /// transaction the caller holds), creating the bookkeeping tables when missing; applies the
     /// pulled values that waited for columns the table now has. A table that had no triggers
@@ -77,10 +80,40 @@ enum SyncCapture {
     /// - Throws: ``ActiveObjectError/invalidModel(model:reason:)`` for a model that cannot be
     ///   synchronized; ``DatabaseError``.
     static func install(_ schema: ModelSchema, on connection: Connection) throws {
-        let key = try keyColumn(of: schema)
-        for statement in bookkeepingSQL { try connection.execute(statement) }
         let columns = try tableColumns(schema.tableName, on: connection)
-        guard !columns.isEmpty else { return }
+        for statement in try installSQL(schema, columns: columns, on: connection) { try connection.execute(statement) }
+        try applyParked(schema, on: connection)
+    }
+
+    /// The statements ``install(_:on:)`` runs before it writes parked values, read from the
+    /// file as it is now (reads only): the bookkeeping tables missing; for each column renamed
+    /// (`renamedColumns`, old and new name), the statements that rename it in the bookkeeping;
+    /// the triggers, dropped and created again unless the file has them exactly; and, for a
+    /// table that had no triggers and is not new, the statement that records its rows as
+    /// inserted. Literal SQL only, so that ``ActiveRecord/schemaPlan()`` can show it.
+    ///
+    /// - Parameters:
+    ///   - columns: the table's columns, in table order, as they will be when the triggers are
+    ///     created (empty: the table does not exist, and only the bookkeeping is created).
+    ///   - tableIsNew: the table is created by the same plan (nothing to record as inserted).
+    ///   - triggersDropped: the plan drops the table first (a rebuild), and the triggers with it.
+    /// - Throws: ``ActiveObjectError/invalidModel(model:reason:)`` for a model that cannot be
+    ///   synchronized; ``DatabaseError``.
+    static func installSQL(_ schema: ModelSchema, columns: [String], on connection: Connection,
+                           tableIsNew: Bool = false, triggersDropped: Bool = false,
+                           renamedColumns: [(old: String, new: String)] = []) throws -> [String] {
+        let key = try keyColumn(of: schema)
+        var statements: [String] = []
+        func exists(_ name: String) throws -> Bool {
+            try connection.scalarValue("SELECT 1 FROM sqlite_master WHERE name = ? COLLATE NOCASE", [.text(name)]) != nil
+        }
+        for (name, sql) in zip(bookkeepingNames, bookkeepingSQL) where try !exists(name) { statements.append(sql) }
+        if try exists(fieldsTable) && exists(logTable) {
+            for rename in renamedColumns {
+                statements += renameSQL(table: schema.tableName, from: rename.old, to: rename.new)
+            }
+        }
+        guard !columns.isEmpty else { return statements }
         let triggers = triggerSQL(table: schema.tableName, key: key.name, columns: columns)
         var hadTriggers = false
         var upToDate = true
@@ -94,19 +127,55 @@ enum SyncCapture {
                 upToDate = false
             }
         }
-        if !upToDate {
+        if triggersDropped {
+            statements += triggers.map(\.sql)
+        } else if !upToDate {
             for (name, sql) in triggers {
-                try connection.execute("DROP TRIGGER IF EXISTS \(SQLIdentifier.quote(name))")
-                try connection.execute(sql)
+                statements.append("DROP TRIGGER IF EXISTS \(SQLIdentifier.quote(name))")
+                statements.append(sql)
             }
         }
-        if !hadTriggers {
+        if !hadTriggers && !tableIsNew {
             // Rows written before the table was synchronized: push them as inserted now.
-            try connection.execute(
-                "INSERT INTO \(logTable) (tbl, pk, kind, t) SELECT ?, \(SQLIdentifier.quote(key.name)), 0, julianday('now') FROM \(schema.quotedTable)",
-                [.text(schema.tableName)])
+            statements.append(
+                "INSERT INTO \(logTable) (tbl, pk, kind, t) SELECT \(literal(schema.tableName)), \(SQLIdentifier.quote(key.name)), 0, julianday('now') FROM \(schema.quotedTable)")
         }
+        return statements
+    }
+
+    /// Writes the pulled values of `schema`'s table that waited for columns the table now has
+    /// (parked values: data, written with bound values, after the schema statements). Does
+    /// nothing when the table or the bookkeeping does not exist.
+    /// - Throws: ``ActiveObjectError/invalidModel(model:reason:)``; ``DatabaseError``.
+    static func applyParked(_ schema: ModelSchema, on connection: Connection) throws {
+        let key = try keyColumn(of: schema)
+        let columns = try tableColumns(schema.tableName, on: connection)
+        guard !columns.isEmpty,
+              try connection.scalarValue("SELECT 1 FROM sqlite_master WHERE name = ?", [.text(fieldsTable)]) != nil else { return }
         try SyncLedger(connection: connection).applyParked(table: schema.tableName, keyColumn: key.name, columns: columns)
+    }
+
+    /// The statements that rename column `old` of `table` to `new` in the bookkeeping: the
+    /// fields recorded under the old name take the new one (where both exist for a row, the
+    /// later stamp wins), and log entries not folded yet name the new column.
+    static func renameSQL(table: String, from old: String, to new: String) -> [String] {
+        let tableLiteral = literal(table)
+        let oldLiteral = literal(old)
+        let newLiteral = literal(new)
+        let separator = "char(31)"   // columnSeparator, U+001F
+        return [
+            """
+            DELETE FROM \(fieldsTable) WHERE tbl = \(tableLiteral) AND col = \(newLiteral) AND EXISTS (\
+            SELECT 1 FROM \(fieldsTable) AS o WHERE o.tbl = \(fieldsTable).tbl AND o.pk = \(fieldsTable).pk \
+            AND o.col = \(oldLiteral) COLLATE NOCASE AND (o.hlc, o.node) > (\(fieldsTable).hlc, \(fieldsTable).node))
+            """,
+            "UPDATE OR IGNORE \(fieldsTable) SET col = \(newLiteral) WHERE tbl = \(tableLiteral) AND col = \(oldLiteral) COLLATE NOCASE",
+            "DELETE FROM \(fieldsTable) WHERE tbl = \(tableLiteral) AND col = \(oldLiteral) COLLATE NOCASE",
+            """
+            UPDATE \(logTable) SET cols = substr(replace(\(separator) || cols, \(separator) || \(oldLiteral) || \(separator), \
+            \(separator) || \(newLiteral) || \(separator)), 2) WHERE tbl = \(tableLiteral) AND stamp IS NULL AND cols IS NOT NULL
+            """,
+        ]
     }
 
     /// The columns of `table` as the file has them now (empty when there is no such table).
