@@ -346,6 +346,9 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
         let compiled = try query.compile()
         let schema = compiled.schema
         // The filters first: numbered parameters (`?1`) in a raw fragment keep their numbers.
+        // They include the soft-delete scope's condition (`Compiled.conditions`): a row
+        // soft-deleted by an UPDATE is not found and leaves; a row restored enters (the keys
+        // are read, as for any row entering).
         let filter = compiled.conditions.isEmpty ? "" : "(\(compiled.conditions)) AND "
         let sql = "SELECT \(Self.columns(of: compiled)) FROM \(schema.quotedTable) "
             + "WHERE \(filter)\(compiled.sql.idExpression) IN (SELECT value FROM json_each(?))"

@@ -76,7 +76,9 @@ extension ActiveObject {
 }
 
 extension ActiveRecord where Self: ActiveObject {
-    /// The object whose single-column primary key (natural or `id`) equals `key`, or nil.
+    /// The object whose single-column primary key (natural or `id`) equals `key`, or nil (also
+    /// when the row is soft-deleted: `Customer.all.withDeleted().where([key column: key]).first()`
+    /// finds it).
     ///
     /// ```swift
     /// let alfki: Customer? = try Customer.find(key: "ALFKI")
@@ -93,8 +95,9 @@ extension ActiveRecord where Self: ActiveObject {
         return try Query<Self>().where([name: key]).limit(1).all().first
     }
 
-    /// The object whose (composite) primary key has these values, or nil. The dictionary must
-    /// give every key column (property or column names), and nothing else.
+    /// The object whose (composite) primary key has these values, or nil (also when the row is
+    /// soft-deleted). The dictionary must give every key column (property or column names),
+    /// and nothing else.
     ///
     /// ```swift
     /// let line = try OrderDetail.find(key: ["OrderID": 10248, "ProductID": 11])

@@ -58,15 +58,28 @@ extension ActiveRecord where Self: ActiveObject {
     /// - Throws: as ``delete(where:)``.
     @discardableResult
     public static func delete(where criteria: [String: Any?]) async throws -> Int {
-        let query = Query<Self>().where(criteria)
-        return try await requireDatabase().perform(.writing) { try query.delete() }
+        try await Query<Self>().where(criteria).delete(permanently: false)
+    }
+
+    /// Async form of ``delete(where:permanently:)``: runs on the writer thread.
+    /// - Throws: as ``delete(where:)``.
+    @discardableResult
+    public static func delete(where criteria: [String: Any?], permanently: Bool) async throws -> Int {
+        try await Query<Self>().where(criteria).delete(permanently: permanently)
     }
 
     /// Async form of ``deleteAll()``: runs on the writer thread.
     /// - Throws: as ``deleteAll()``.
     @discardableResult
     public static func deleteAll() async throws -> Int {
-        try await requireDatabase().perform(.writing) { try Self.deleteAll() }
+        try await Query<Self>().delete(permanently: false)
+    }
+
+    /// Async form of ``deleteAll(permanently:)``: runs on the writer thread.
+    /// - Throws: as ``deleteAll()``.
+    @discardableResult
+    public static func deleteAll(permanently: Bool) async throws -> Int {
+        try await Query<Self>().delete(permanently: permanently)
     }
 
     /// Async form of ``fetch(sql:_:)``: runs on a reader thread (on the writer thread if the

@@ -36,24 +36,49 @@ extension ActiveRecord where Self: ActiveObject {
         Query<Self>().order(by: column, direction)
     }
 
+    /// A query for every row of this model, soft-deleted ones included:
+    /// `Post.withDeleted().all()` is `Post.all.withDeleted().all()`. See ``Query/withDeleted()``.
+    public static func withDeleted() -> Query<Self> { Query<Self>().withDeleted() }
+
+    /// A query for the soft-deleted rows of this model (the bin): `Post.onlyDeleted().all()`.
+    /// See ``Query/onlyDeleted()`` (the query throws
+    /// ``ActiveObjectError/invalidArgument(_:)`` when it runs for a model without a
+    /// `@Column(role: .deletedAt)`).
+    public static func onlyDeleted() -> Query<Self> { Query<Self>().onlyDeleted() }
+
     // MARK: Finders
 
-    /// The object with this `id` (rowid), or nil.
+    /// The object with this `id` (rowid), or nil — also nil when the row is soft-deleted (a
+    /// model with a `@Column(role: .deletedAt)`: look it up with
+    /// `Post.all.withDeleted().where(\.$id == id).first()`).
     /// (Natural keys: ``ActiveRecord/find(key:)-6fbba``.)
     /// - Throws: ``ActiveObjectError/invalidArgument(_:)`` for a `WITHOUT ROWID` table,
     ///   ``ActiveObjectError/noDatabase(model:)``, ``ActiveObjectError/invalidModel(model:reason:)``,
     ///   ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)``, ``DatabaseError``.
     public static func find(id: Int64) throws -> Self? {
+        try find(id: id, scope: .visible)
+    }
+
+    /// ``find(id:)`` reading the rows of `scope` (relations `withDeleted()`).
+    static func find(id: Int64, scope: SoftDeleteScope) throws -> Self? {
         let schema = try ModelSchema.of(self)
         guard let database = self.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
         let context = schema.context(in: database)
         guard let findByRowID = schema.sql(in: database).findByRowIDSQL else { throw noRowIDs(schema) }
-        return try database.withAccess(.read) { access in
-            try access.connection.withStatement(findByRowID, [.integer(id)]) { statement in
-                guard try statement.step() else { return nil }
-                let loader = ObjectLoader(canonicalFor: schema, context: context)
-                return unsafeDowncast(try loader.load(from: statement), to: Self.self)
+        let load = { (statement: Statement) throws -> Self? in
+            guard try statement.step() else { return nil }
+            let loader = ObjectLoader(canonicalFor: schema, context: context)
+            return unsafeDowncast(try loader.load(from: statement), to: Self.self)
+        }
+        // Soft delete: the cached statement, plus its condition (one branch for other models).
+        guard let softDelete = try schema.softDeleteCondition(scope) else {
+            return try database.withAccess(.read) { access in
+                try access.connection.withStatement(findByRowID, [.integer(id)], load)
             }
+        }
+        let sql = findByRowID.sql + " AND " + softDelete
+        return try database.withAccess(.read) { access in
+            try access.connection.withStatement(sql, [.integer(id)], load)
         }
     }
 
@@ -115,18 +140,43 @@ extension ActiveRecord where Self: ActiveObject {
     public static func count(where criteria: [String: Any?]) throws -> Int { try Query<Self>().where(criteria).count() }
 
     /// Deletes the rows matching a criteria dictionary (hooks are not run) and returns how many.
+    /// For a model with a `@Column(role: .deletedAt)` this is a soft delete (see
+    /// ``Query/delete()``): it marks the matching rows not deleted yet, and returns how many.
     /// - Throws: as ``ActiveRecord/find(where:)-8xnob``; ``ActiveObjectError/misuse(_:)``
     ///   inside `db.read`.
     @discardableResult
-    public static func delete(where criteria: [String: Any?]) throws -> Int { try Query<Self>().where(criteria).delete() }
+    public static func delete(where criteria: [String: Any?]) throws -> Int {
+        try Query<Self>().where(criteria).delete(permanently: false)
+    }
 
-    /// Deletes every row (hooks are not run) and returns how many.
+    /// Deletes the rows matching a criteria dictionary — for real when `permanently` is true,
+    /// even for a model with a `@Column(role: .deletedAt)` — and returns how many (hooks are
+    /// not run). Like ``find(where:)``, it reads the rows not soft-deleted: to remove the
+    /// soft-deleted ones too, say so on a query,
+    /// `Post.where(criteria).withDeleted().delete(permanently: true)`.
+    /// - Throws: as ``delete(where:)``.
+    @discardableResult
+    public static func delete(where criteria: [String: Any?], permanently: Bool) throws -> Int {
+        try Query<Self>().where(criteria).delete(permanently: permanently)
+    }
+
+    /// Deletes every row (hooks are not run) and returns how many. For a model with a
+    /// `@Column(role: .deletedAt)` this is a soft delete of every row not deleted yet.
     /// - Throws: ``ActiveObjectError/noDatabase(model:)``, ``DatabaseError``,
     ///   ``ActiveObjectError/misuse(_:)`` inside `db.read`.
     @discardableResult
-    public static func deleteAll() throws -> Int { try Query<Self>().delete() }
+    public static func deleteAll() throws -> Int { try Query<Self>().delete(permanently: false) }
+
+    /// Deletes every row not soft-deleted — for real when `permanently` is true — and returns
+    /// how many (hooks are not run). The soft-deleted rows stay, as ``findAll()`` leaves them
+    /// out; to empty the table, `Post.all.withDeleted().delete(permanently: true)`.
+    /// - Throws: as ``deleteAll()``.
+    @discardableResult
+    public static func deleteAll(permanently: Bool) throws -> Int { try Query<Self>().delete(permanently: permanently) }
 
     /// Objects from your own SQL. Result columns are matched to properties by column name;
+    /// the SQL is run as written: soft-deleted rows are not left out (add
+    /// `WHERE "deletedAt" IS NULL` yourself).
     /// extra columns are ignored; a property without a column keeps its default (and is not
     /// written back by `save()` unless you change it). Objects loaded without the primary key
     /// column name no row: `save()`, `update()`, `upsert()`, `delete()` and `reload()` refuse

@@ -1,10 +1,14 @@
 // Eager loading: `including(_:)` loads a relation for every object of a query in a fixed
 // number of extra queries (one per relation; two for many-to-many), whatever the number of
-// objects and the type of the keys.
+// objects and the type of the keys. Each relation loads in its own soft-delete scope (the one
+// its declaration gives: soft-deleted rows left out unless it says `withDeleted()`), whatever
+// the scope of the query whose objects own it.
 
 extension Query {
     /// Loads each object's parent along with the query, in one extra SELECT
     /// (`WHERE key IN (…)`) instead of one per object. `person.group.get()` then runs no SQL.
+    /// A soft-deleted parent is not loaded (`get()` gives nil) unless the relation is declared
+    /// `withDeleted()`.
     ///
     /// ```swift
     /// let people = try Person.where(["active": true]).including(\.group).all()   // 2 SELECTs
@@ -19,7 +23,8 @@ extension Query {
             let wanted = Array(Set(values.filter { !$0.isNull }))
             let parentSchema = try ModelSchema.of(Parent.self)
             let parentKey = try parentSchema.requireReferencedKey(for: "including(\\.\(Parent.self)")
-            let parents = wanted.isEmpty ? [] : try Query<Parent>().where([parentKey.name: wanted]).all(reusing: access)
+            let parents = wanted.isEmpty ? []
+                : try Query<Parent>().where([parentKey.name: wanted]).scoped(sample.scope).all(reusing: access)
             var byKey: [DatabaseValue: Parent] = [:]
             for parent in parents { byKey[try parent.columnValue(atSlot: parentKey.slot, schema: parentSchema)] = parent }
             for (object, value) in zip(objects, values) {
@@ -29,25 +34,30 @@ extension Query {
     }
 
     /// Loads each object's children along with the query, in one extra SELECT
-    /// (`WHERE foreignKey IN (…)`). `group.people.all()` then runs no SQL.
+    /// (`WHERE foreignKey IN (…)`). `group.people.all()` then runs no SQL. Soft-deleted children
+    /// are not loaded unless the relation is declared `withDeleted()`; the children of objects
+    /// soft-deleted themselves (a query with `withDeleted()`) are.
     public func including<Child>(_ relation: KeyPath<Model, HasMany<Child>>) -> Query {
         let box = SendableKeyPath(keyPath: relation)
         return adding(Preloader { objects, access in
             let (key, schema) = try objects[0][keyPath: box.keyPath as! KeyPath<Model, HasMany<Child>>].key()
-            let (owners, children) = try Self.loadChildren(of: objects, slot: key.slot, schema: schema, as: Child.self, in: access)
+            let (owners, children) = try Self.loadChildren(of: objects, slot: key.slot, schema: schema, as: Child.self,
+                                                          scope: key.scope, in: access)
             for (object, value) in owners {
                 object.preloadRelation(value.flatMap { children[$0] } ?? [Child](), for: key)
             }
         })
     }
 
-    /// Loads each object's has-one child along with the query, in one extra SELECT.
+    /// Loads each object's has-one child along with the query, in one extra SELECT. A
+    /// soft-deleted child is not loaded unless the relation is declared `withDeleted()`.
     public func including<Child>(_ relation: KeyPath<Model, HasOne<Child>>) -> Query {
         let box = SendableKeyPath(keyPath: relation)
         return adding(Preloader { objects, access in
             let schema = try ModelSchema.of(Child.self)
             let key = try objects[0][keyPath: box.keyPath as! KeyPath<Model, HasOne<Child>>].key(schema)
-            let (owners, children) = try Self.loadChildren(of: objects, slot: key.slot, schema: schema, as: Child.self, in: access)
+            let (owners, children) = try Self.loadChildren(of: objects, slot: key.slot, schema: schema, as: Child.self,
+                                                          scope: key.scope, in: access)
             for (object, value) in owners {
                 // The lowest primary key wins (the children come in key order).
                 object.preloadRelation(value.flatMap { children[$0]?.first } as Any, for: key)
@@ -57,7 +67,8 @@ extension Query {
 
     /// Loads each object's related objects of a many-to-many relation along with the query,
     /// in two extra SELECTs (the join rows, then the targets). `playlist.tracks.all()` then
-    /// runs no SQL.
+    /// runs no SQL. Soft-deleted join rows relate nothing; soft-deleted targets are not loaded
+    /// unless the relation is declared `withDeleted()`.
     public func including<Target>(_ relation: KeyPath<Model, HasManyThrough<Target>>) -> Query {
         let box = SendableKeyPath(keyPath: relation)
         return adding(Preloader { objects, access in
@@ -77,7 +88,8 @@ extension Query {
                     targetKeys.insert(target)
                 }
                 if !targetKeys.isEmpty {
-                    for target in try Query<Target>().where([resolved.targetKey.name: Array(targetKeys)]).all(reusing: access) {
+                    let query = Query<Target>().where([resolved.targetKey.name: Array(targetKeys)]).scoped(resolved.scope)
+                    for target in try query.all(reusing: access) {
                         targets[try target.columnValue(atSlot: resolved.targetKey.slot, schema: resolved.target)] = target
                     }
                 }
@@ -92,14 +104,16 @@ extension Query {
         })
     }
 
-    /// The children of `owners` through the column at `slot` of `Child`, grouped by owner key,
-    /// in the children's key order; with each owner's key.
+    /// The children of `owners` through the column at `slot` of `Child`, among the rows of
+    /// `scope`, grouped by owner key, in the children's key order; with each owner's key.
     static func loadChildren<Child: ActiveObject>(of owners: [Model], slot: Int, schema: ModelSchema, as _: Child.Type,
-                                                  in access: Access) throws -> ([(Model, DatabaseValue?)], [DatabaseValue: [Child]]) {
+                                                  scope: SoftDeleteScope, in access: Access)
+        throws -> ([(Model, DatabaseValue?)], [DatabaseValue: [Child]]) {
         let values = try owners.map { ($0, try parentKeyValue($0)) }
         let wanted = Array(Set(values.compactMap(\.1)))
         let children = wanted.isEmpty ? []
-            : try Query<Child>().where([schema.columns[slot].name: wanted]).orderedByKeyIfUnordered.all(reusing: access)
+            : try Query<Child>().where([schema.columns[slot].name: wanted]).scoped(scope).orderedByKeyIfUnordered
+                .all(reusing: access)
         var byOwner: [DatabaseValue: [Child]] = [:]
         for child in children {
             byOwner[try child.columnValue(atSlot: slot, schema: schema), default: []].append(child)
@@ -148,8 +162,9 @@ extension ActiveRecord where Self: ActiveObject {
 
 extension ActiveObject {
     /// The objects of this class — the dynamic one: a model chosen at run time — whose
-    /// `column` is one of `values`. (A generic function called with an `ActiveObject.Type`
-    /// value would be specialized for `ActiveObject` itself.)
+    /// `column` is one of `values` (not soft-deleted: join rows of a many-to-many relation).
+    /// (A generic function called with an `ActiveObject.Type` value would be specialized for
+    /// `ActiveObject` itself.)
     class func objects(where column: String, in values: [DatabaseValue], reusing access: Access) throws -> [ActiveObject] {
         try Query<Self>().where([column: values]).all(reusing: access)
     }

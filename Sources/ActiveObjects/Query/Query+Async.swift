@@ -39,13 +39,6 @@ extension Query {
         try await database().perform(.reading) { try self.exists() }
     }
 
-    /// Async form of ``delete()``: runs on the writer thread.
-    /// - Throws: as ``delete()``.
-    @discardableResult
-    public func delete() async throws -> Int {
-        try await database().perform(.writing) { try self.delete() }
-    }
-
     /// Async form of ``page(_:size:)``.
     /// - Throws: as ``page(_:size:)``.
     public func page(_ number: Int, size: Int) async throws -> sending [Model] {

@@ -99,30 +99,6 @@ extension Query {
         }
     }
 
-    /// Deletes the matching rows (without running `willDelete`/`didDelete`) and returns how
-    /// many were deleted. Runs on the writer.
-    /// - Throws: as ``all()-2jzog``; ``ActiveObjectError/misuse(_:)`` inside `db.read`.
-    @discardableResult
-    public func delete() throws -> Int {
-        let compiled = try compile()
-        let table = compiled.schema.quotedTable
-        let sql: String
-        if compiled.limitClause.isEmpty && compiled.orderClause.isEmpty {
-            sql = "DELETE FROM \(table)\(compiled.whereClause)"
-        } else {
-            // Rows named by their key (a row value for composite keys, which works without rowid).
-            let keys = compiled.schema.keySlots.isEmpty
-                ? compiled.schema.quotedPrimaryKey
-                : "(" + compiled.schema.keySlots.map { compiled.schema.columns[$0].quotedName }.joined(separator: ", ") + ")"
-            let list = keys.hasPrefix("(") ? String(keys.dropFirst().dropLast()) : keys
-            sql = "DELETE FROM \(table) WHERE \(keys) IN (SELECT \(list) FROM \(table)\(compiled.tail))"
-        }
-        return try compiled.database.withAccess(.write) { access in
-            try access.connection.execute(sql, compiled.tailArguments)
-            return access.connection.lastChanges
-        }
-    }
-
     /// One page of results, 1-based: `page(3, size: 20)` is rows 41…60 of the query's filters
     /// and ordering (primary-key order when it has none); it replaces any `limit` and `offset`.
     /// - Throws: ``ActiveObjectError/invalidArgument(_:)`` for a page below 1, a size below 1,

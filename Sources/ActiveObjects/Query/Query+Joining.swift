@@ -2,11 +2,17 @@
 // matching a predicate on the related model. It is a filter like the others — a correlated
 // `EXISTS (SELECT 1 FROM <related> …)` — so each object is returned once, and it combines
 // with `where`, `order`, `limit`, `including`, `count`, `exists` and `delete`.
+//
+// Soft delete: a related row soft-deleted does not make an object match (unless the relation is
+// declared `withDeleted()`), nor does a soft-deleted join row of a many-to-many relation. The
+// scope of the outer query (`withDeleted()` on it) is the outer rows' only.
 
 extension Query {
     /// The objects whose parent (belongs-to) matches `predicate`:
     /// `Order.all.joining(\.customer, where: \.$country == "France")`. Without a predicate,
-    /// the objects whose parent exists.
+    /// the objects whose parent exists. A soft-deleted parent matches nothing, unless the
+    /// relation is declared `withDeleted()` (`var anyCustomer: BelongsTo<Customer> {
+    /// belongsTo(\.$customerId).withDeleted() }`).
     public func joining<Parent>(_ relation: KeyPath<Model, BelongsTo<Parent>>,
                                 where predicate: QueryPredicate<Parent>? = nil) -> Query {
         adding(Self.relatedFilter(relation, predicate?.node) { relation, outer, renderer in
@@ -20,7 +26,8 @@ extension Query {
     }
 
     /// The objects with at least one child (has-many) matching `predicate`, each once:
-    /// `Customer.all.joining(\.orders, where: \.$freight > 500)`.
+    /// `Customer.all.joining(\.orders, where: \.$freight > 500)`. Soft-deleted children do not
+    /// count, unless the relation is declared `withDeleted()`.
     public func joining<Child>(_ relation: KeyPath<Model, HasMany<Child>>,
                                where predicate: QueryPredicate<Child>? = nil) -> Query {
         adding(Self.relatedFilter(relation, predicate?.node) { relation, outer, _ in
@@ -28,7 +35,8 @@ extension Query {
         })
     }
 
-    /// The objects whose has-one child matches `predicate`.
+    /// The objects whose has-one child matches `predicate` (a soft-deleted child does not
+    /// count, unless the relation is declared `withDeleted()`).
     public func joining<Child>(_ relation: KeyPath<Model, HasOne<Child>>,
                                where predicate: QueryPredicate<Child>? = nil) -> Query {
         adding(Self.relatedFilter(relation, predicate?.node) { relation, outer, _ in
@@ -37,7 +45,9 @@ extension Query {
     }
 
     /// The objects related (many-to-many) to at least one target matching `predicate`, each
-    /// once: `Playlist.all.joining(\.tracks, where: \.$genre == "Jazz")`.
+    /// once: `Playlist.all.joining(\.tracks, where: \.$genre == "Jazz")`. Soft-deleted targets
+    /// do not count unless the relation is declared `withDeleted()`; soft-deleted join rows
+    /// never do.
     public func joining<Target>(_ relation: KeyPath<Model, HasManyThrough<Target>>,
                                 where predicate: QueryPredicate<Target>? = nil) -> Query {
         let box = SendableKeyPath(keyPath: relation)
@@ -55,6 +65,8 @@ extension Query {
                 + " = \(Self.qualified(joinAlias, join.columns[resolved.targetSlot].quotedName))"
                 + " WHERE \(Self.qualified(joinAlias, join.columns[resolved.ownerSlot].quotedName))"
                 + " = \(Self.qualified(outer.tableName, outer.quotedColumn(slot: ownerKey.slot)))"
+                + (try resolved.liveJoinRows(qualifiedBy: joinAlias))
+            if let scope = try target.softDeleteCondition(resolved.scope, qualifier: targetAlias) { sql += " AND \(scope)" }
             try Self.requireSameDatabase(outer, target)
             if let node { sql += " AND \(try renderer.render(node, of: target, as: targetAlias))" }
             return sql + ")"
@@ -81,6 +93,7 @@ extension Query {
             try requireSameDatabase(outer, target)
             let alias = renderer.newAlias()
             var sql = "EXISTS (SELECT 1 FROM \(target.quotedTable) AS \(SQLIdentifier.quote(alias)) WHERE \(condition(alias))"
+            if let scope = try target.softDeleteCondition(value.softDeleteScope, qualifier: alias) { sql += " AND \(scope)" }
             if let node { sql += " AND \(try renderer.render(node, of: target, as: alias))" }
             return sql + ")"
         })
@@ -110,8 +123,19 @@ extension Query {
 /// The relation structs `joining` accepts, tied to their related model.
 protocol RelationOf<Target>: SendableMetatype {
     associatedtype Target: ActiveObject
+    /// Which rows of `Target` the relation reads.
+    var softDeleteScope: SoftDeleteScope { get }
 }
 
-extension BelongsTo: RelationOf { typealias Target = Parent }
-extension HasMany: RelationOf { typealias Target = Child }
-extension HasOne: RelationOf { typealias Target = Child }
+extension BelongsTo: RelationOf {
+    typealias Target = Parent
+    var softDeleteScope: SoftDeleteScope { scope }
+}
+extension HasMany: RelationOf {
+    typealias Target = Child
+    var softDeleteScope: SoftDeleteScope { scope }
+}
+extension HasOne: RelationOf {
+    typealias Target = Child
+    var softDeleteScope: SoftDeleteScope { scope }
+}

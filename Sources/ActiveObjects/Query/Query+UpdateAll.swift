@@ -9,38 +9,37 @@ extension Query {
     /// converted as the model would store them (a `Date` with the model's date strategy, a
     /// value of another numeric type checked to fit the property). No hooks or validation run;
     /// live queries see the change like any commit.
+    ///
+    /// It changes the rows the query reads: for a model with a `@Column(role: .deletedAt)`,
+    /// not the soft-deleted ones unless the query says ``withDeleted()`` or ``onlyDeleted()``
+    /// (`Post.all.onlyDeleted().updateAll(["deletedAt": nil])` restores the bin). The column
+    /// roles count as for a save: a `.lockVersion` column is incremented in every changed row
+    /// (`"lockVersion" = "lockVersion" + 1`), so objects loaded before are stale; an
+    /// `.updatedAt` column is set to the current date — unless `values` sets it, or inside
+    /// ``ActiveObject/withoutTimestamps(_:)-(()->R)``.
     /// - Throws: ``ActiveObjectError/unknownColumn(table:column:)``,
     ///   ``ActiveObjectError/invalidValue(table:column:reason:)`` for a value the property
-    ///   cannot hold (NULL into a non-optional, text into an `Int`…),
+    ///   cannot hold (NULL into a non-optional, text into an `Int`…), or when a row's
+    ///   `.lockVersion` is the largest its property can hold (an `Int8` at 127: nothing written),
     ///   ``ActiveObjectError/invalidArgument(_:)`` for no values, the rowid `id`, or two keys
     ///   naming one column (`"shipCity"` and `"ShipCity"`);
     ///   ``DatabaseError`` (constraints…); ``ActiveObjectError/misuse(_:)`` inside `db.read`.
     @discardableResult
     public func updateAll(_ values: [String: Any?]) throws -> Int {
-        let (sql, arguments, database) = try updateAllStatement(values)
-        return try database.withAccess(.write) { access in
-            let connection = access.connection
-            try connection.execute(sql, arguments)
-            return connection.lastChanges
-        }
+        try updateAllStatement(values).run()
     }
 
-    /// Async form of ``updateAll(_:)``: runs on the writer thread.
+    /// Async form of ``updateAll(_:)``: runs on the writer thread. (The date and the
+    /// `withoutTimestamps` scope are read on the caller's task.)
     /// - Throws: as ``updateAll(_:)``.
     @discardableResult
     public func updateAll(_ values: [String: Any?]) async throws -> Int {
-        let (sql, arguments, database) = try updateAllStatement(values)
-        return try await database.perform(.writing) {
-            try database.withAccess(.write) { access in
-                let connection = access.connection
-                try connection.execute(sql, arguments)
-                return connection.lastChanges
-            }
-        }
+        let statement = try updateAllStatement(values)
+        return try await statement.database.perform(.writing) { try statement.run() }
     }
 
     /// The UPDATE of ``updateAll(_:)`` and its arguments (the values, then the filters').
-    private func updateAllStatement(_ values: [String: Any?]) throws -> (String, [DatabaseValue], Database) {
+    private func updateAllStatement(_ values: [String: Any?]) throws -> WriteStatement {
         let compiled = try compile()
         let schema = compiled.schema
         guard !values.isEmpty else { throw ActiveObjectError.invalidArgument("updateAll needs at least one column to set") }
@@ -61,17 +60,13 @@ extension Query {
             assignments.append("\(schema.columns[slot].quotedName) = ?")
             arguments.append(try Self.storedValue(value, slot: slot, schema: schema, context: compiled.context, scratch: scratch))
         }
-        let table = schema.quotedTable
-        let set = assignments.joined(separator: ", ")
-        if compiled.limitClause.isEmpty && compiled.orderClause.isEmpty {
-            return ("UPDATE \(table) SET \(set)\(compiled.whereClause)", arguments + compiled.arguments, compiled.database)
+        // The roles: `.updatedAt` stamped (unless set here, or inside `withoutTimestamps`),
+        // `.lockVersion` counted (unless set here).
+        var now: DatabaseValue?
+        if let slot = schema.roles.updatedAt, keyOfSlot[slot] == nil, !Timestamps.areSuspended {
+            now = try Timestamps.now(in: compiled.context, table: schema.tableName, column: schema.columns[slot].name).stored
         }
-        let keys = schema.keySlots.isEmpty
-            ? schema.quotedPrimaryKey
-            : "(" + schema.keySlots.map { schema.columns[$0].quotedName }.joined(separator: ", ") + ")"
-        let list = keys.hasPrefix("(") ? String(keys.dropFirst().dropLast()) : keys
-        return ("UPDATE \(table) SET \(set) WHERE \(keys) IN (SELECT \(list) FROM \(table)\(compiled.tail))",
-                arguments + compiled.tailArguments, compiled.database)
+        return Self.updateStatement(setting: assignments, arguments, assigned: Set(keyOfSlot.keys), now: now, compiled)
     }
 
     /// `value` as the column at `slot` stores it: converted to the property's type (through a

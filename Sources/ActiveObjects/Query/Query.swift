@@ -30,6 +30,8 @@ public struct Query<Model: ActiveObject>: Sendable {
     var preloaders: [Preloader<Model>] = []
     /// `SELECT DISTINCT` (see ``distinct()``).
     var isDistinct = false
+    /// Which rows of a model with a `.deletedAt` column it reads (see ``withDeleted()``).
+    var softDeleteScope = SoftDeleteScope.visible
 
     /// A query for every row of the model's table.
     public init() {}
@@ -109,6 +111,45 @@ public struct Query<Model: ActiveObject>: Sendable {
         return copy
     }
 
+    // MARK: Soft delete
+
+    /// The query with the rows soft-deleted too: for a model with a
+    /// `@Column(role: .deletedAt)`, every query leaves out the rows whose `deletedAt` is not
+    /// NULL unless it says `withDeleted()` (every row) or ``onlyDeleted()`` (those rows only).
+    ///
+    /// ```swift
+    /// let everything = try Post.all.withDeleted().all()
+    /// let drafts = try Post.where(\.$draft == true).withDeleted().count()
+    /// ```
+    /// Every terminal follows it: `all`, `first`, `count`, `exists`, `pluck`, `page`, `each`,
+    /// `cursor`, the aggregates and `group(by:)`, `values()`, `changes()`, `liveResults()`,
+    /// `updateAll` and `delete(permanently: true)`. (A soft `delete()` touches only rows not
+    /// deleted yet, whatever the scope.) The last of `withDeleted()` and `onlyDeleted()`
+    /// wins. Relations loaded with `including(_:)`, and those named by `joining(_:where:)`,
+    /// keep their own scope: see ``HasMany/withDeleted()``.
+    ///
+    /// For a model without a `.deletedAt` column every row is read anyway: this changes nothing.
+    public func withDeleted() -> Query { scoped(.withDeleted) }
+
+    /// The query with only the rows soft-deleted (whose `deletedAt` is not NULL): the bin.
+    ///
+    /// ```swift
+    /// let bin = try Post.all.onlyDeleted().order(by: \.$deletedAt, .descending).all()
+    /// try Post.all.onlyDeleted().delete(permanently: true)      // empties the bin
+    /// try Post.all.onlyDeleted().updateAll(["deletedAt": nil])   // restores every row in it
+    /// ```
+    /// The query throws ``ActiveObjectError/invalidArgument(_:)`` when it runs if the model has
+    /// no `@Column(role: .deletedAt)` (none of its rows can be in a bin: the query is a
+    /// mistake). The last of ``withDeleted()`` and `onlyDeleted()` wins.
+    public func onlyDeleted() -> Query { scoped(.onlyDeleted) }
+
+    /// The query with its soft-delete scope replaced.
+    func scoped(_ scope: SoftDeleteScope) -> Query {
+        var copy = self
+        copy.softDeleteScope = scope
+        return copy
+    }
+
     /// The query in the model's key order when it has no ordering of its own: by every key
     /// column of a natural or composite key (`"order_id", "product_id"`), or by the rowid
     /// column of a rowid model. `first()`, `findAll()`, pages and relations use this order.
@@ -127,8 +168,8 @@ public struct Query<Model: ActiveObject>: Sendable {
         let sql: ModelSQL
         let context: ValueContext
         let whereClause: String
-        /// The filters alone, joined by AND (empty without filters); their arguments are
-        /// `arguments`.
+        /// The filters alone, joined by AND (empty without filters), the soft-delete scope's
+        /// condition included; their arguments are `arguments`.
         let conditions: String
         let orderClause: String
         /// The expressions of the ORDER BY clause, without their direction.
@@ -159,7 +200,10 @@ public struct Query<Model: ActiveObject>: Sendable {
         guard let database = Model.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
         let context = schema.context(in: database)
         var renderer = PredicateRenderer(schema: schema, context: context)
-        let conditions = try filters.map { try renderer.render($0) }
+        var conditions = try filters.map { try renderer.render($0) }
+        // Soft delete: one branch per compile for models without the role, nothing per row.
+        // Last, and without arguments: numbered parameters of raw fragments keep their numbers.
+        if let softDelete = try schema.softDeleteCondition(softDeleteScope) { conditions.append(softDelete) }
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let orderExpressions = try orderings.map { ordering -> String in
             let column = try ordering.key.quoted(in: schema)
@@ -187,5 +231,39 @@ public struct Query<Model: ActiveObject>: Sendable {
                         whereClause: whereClause, conditions: conditions.joined(separator: " AND "),
                         orderClause: orderClause, orderExpressions: orderExpressions, arguments: renderer.arguments,
                         limitClause: limitClause, limitArguments: limitArguments, isDistinct: isDistinct)
+    }
+}
+
+/// Which rows of a model with a `@Column(role: .deletedAt)` a query (or a relation) reads.
+/// For a model without one, every row whatever the scope (`onlyDeleted` is refused).
+enum SoftDeleteScope: Sendable, Hashable, CaseIterable {
+    /// The rows whose `deletedAt` is NULL: the default.
+    case visible
+    /// Every row (`withDeleted()`).
+    case withDeleted
+    /// The rows whose `deletedAt` is not NULL (`onlyDeleted()`).
+    case onlyDeleted
+}
+
+extension ModelSchema {
+    /// The condition keeping the rows `scope` reads (`"deletedAt" IS NULL`…), its column
+    /// qualified by `qualifier` (a table alias) if given; nil when every row is read (no
+    /// `.deletedAt` column, or `withDeleted`).
+    /// - Throws: ``ActiveObjectError/invalidArgument(_:)`` for `onlyDeleted` of a model
+    ///   without a `.deletedAt` column.
+    func softDeleteCondition(_ scope: SoftDeleteScope, qualifier: String? = nil) throws -> String? {
+        guard let slot = roles.deletedAt else {
+            if scope == .onlyDeleted {
+                throw ActiveObjectError.invalidArgument(
+                    "onlyDeleted(): \(modelName) has no @Column(role: .deletedAt), so none of its rows is soft-deleted")
+            }
+            return nil
+        }
+        let column = qualifier.map { "\(SQLIdentifier.quote($0)).\(columns[slot].quotedName)" } ?? columns[slot].quotedName
+        switch scope {
+        case .visible: return "\(column) IS NULL"
+        case .onlyDeleted: return "\(column) IS NOT NULL"
+        case .withDeleted: return nil
+        }
     }
 }

@@ -11,8 +11,17 @@ struct PreloadKey: Hashable {
     let slot: Int
     /// For many-to-many: the join model's column pointing at the target.
     let secondSlot: Int
-    init(kind: Kind, relatedType: ObjectIdentifier, slot: Int, secondSlot: Int = 0) {
-        (self.kind, self.relatedType, self.slot, self.secondSlot) = (kind, relatedType, slot, secondSlot)
+    /// The relation's soft-delete scope: a relation declared `withDeleted()` is loaded apart.
+    let scope: SoftDeleteScope
+    init(kind: Kind, relatedType: ObjectIdentifier, slot: Int, secondSlot: Int = 0, scope: SoftDeleteScope = .visible) {
+        (self.kind, self.relatedType, self.slot, self.secondSlot, self.scope) = (kind, relatedType, slot, secondSlot, scope)
+    }
+
+    /// This relation in every soft-delete scope (what a write through it makes stale).
+    var inEveryScope: [PreloadKey] {
+        SoftDeleteScope.allCases.map {
+            PreloadKey(kind: kind, relatedType: relatedType, slot: slot, secondSlot: secondSlot, scope: $0)
+        }
     }
 }
 
@@ -69,6 +78,13 @@ extension ActiveObject {
     func preloadRelation(_ value: Any, for key: PreloadKey) {
         if preloadedRelations == nil { preloadedRelations = [:] }
         preloadedRelations?[key] = value
+    }
+
+    /// Forgets what `including` loaded for the relation of `key`, in every soft-delete scope
+    /// (a write through the relation changed it).
+    func forgetPreloadedRelation(_ key: PreloadKey) {
+        guard preloadedRelations != nil else { return }
+        for scoped in key.inEveryScope { preloadedRelations?[scoped] = nil }
     }
 }
 

@@ -38,16 +38,43 @@ extension ActiveRecord where Self: ActiveObject {
 /// let group = try person.group.get()      // one SELECT by key; nil when the key is NULL
 /// ```
 /// The foreign key holds the parent's key: its `id`, or its natural key (one column).
+///
+/// A parent soft-deleted (a `Parent` with a `@Column(role: .deletedAt)`) is not there: `get()`
+/// gives nil, unless the relation says ``withDeleted()``.
 public struct BelongsTo<Parent: ActiveObject> {
     let child: ActiveObject
     let childType: ActiveObject.Type
     let foreignKey: AnyKeyPath
+    /// Which parent rows it reads (see ``withDeleted()``).
+    var scope = SoftDeleteScope.visible
 
     func key(_ schema: ModelSchema) throws -> PreloadKey {
-        PreloadKey(kind: .belongsTo, relatedType: ObjectIdentifier(Parent.self), slot: try schema.columnSlot(for: foreignKey))
+        PreloadKey(kind: .belongsTo, relatedType: ObjectIdentifier(Parent.self), slot: try schema.columnSlot(for: foreignKey),
+                   scope: scope)
     }
 
-    /// The parent object, or nil when the foreign key is NULL or points to no row.
+    /// The relation reading the parent even when it is soft-deleted:
+    /// `try comment.post.withDeleted().get()`. Declared so in the model
+    /// (`var anyPost: BelongsTo<Post> { belongsTo(\.$postId).withDeleted() }`), it also applies
+    /// to `including(\.anyPost)` and `joining(\.anyPost)`. For a `Parent` without a
+    /// `@Column(role: .deletedAt)`, it changes nothing.
+    public func withDeleted() -> BelongsTo {
+        var copy = self
+        copy.scope = .withDeleted
+        return copy
+    }
+
+    /// The relation reading the parent only when it is soft-deleted (`get()` is nil otherwise).
+    /// `get()` throws ``ActiveObjectError/invalidArgument(_:)`` for a `Parent` without a
+    /// `@Column(role: .deletedAt)`.
+    public func onlyDeleted() -> BelongsTo {
+        var copy = self
+        copy.scope = .onlyDeleted
+        return copy
+    }
+
+    /// The parent object, or nil when the foreign key is NULL or points to no row (or to a
+    /// soft-deleted row, unless ``withDeleted()``).
     /// Issues no SQL when the relation was preloaded with `including(_:)`.
     /// - Throws: ``ActiveObjectError/invalidModel(model:reason:)`` when the parent's key is not
     ///   one column; the errors of a fetch (``DatabaseError``, `typeMismatch`…).
@@ -59,15 +86,15 @@ public struct BelongsTo<Parent: ActiveObject> {
         if let preloaded = child.observedPreloadedRelations?[key] as? PreloadedParent, preloaded.key == value {
             return preloaded.parent as? Parent
         }
-        return try Self.parent(for: value)
+        return try Self.parent(for: value, scope: scope)
     }
 
-    /// The parent whose key is `value` (nil for NULL).
-    static func parent(for value: DatabaseValue) throws -> Parent? {
+    /// The parent whose key is `value` (nil for NULL), among the rows of `scope`.
+    static func parent(for value: DatabaseValue, scope: SoftDeleteScope) throws -> Parent? {
         guard !value.isNull else { return nil }
         let parentKey = try ModelSchema.of(Parent.self).requireReferencedKey(for: "a belongs-to relation to \(Parent.self)")
-        if parentKey.slot < 0, case .integer(let id) = value { return try Parent.loadByID(id) }
-        return try Query<Parent>().where([parentKey.name: value]).limit(1).all().first
+        if parentKey.slot < 0, case .integer(let id) = value { return try Parent.loadByID(id, scope: scope) }
+        return try Query<Parent>().where([parentKey.name: value]).scoped(scope).limit(1).all().first
     }
 
     /// Points the foreign key at `parent` (nil clears it); call `save()` on the object to persist.
@@ -86,7 +113,7 @@ public struct BelongsTo<Parent: ActiveObject> {
             value = parentKey
         }
         try child.assignColumnValue(value, atSlot: key.slot, schema: schema)
-        child.preloadedRelations?[key] = nil
+        child.forgetPreloadedRelation(key)
     }
 
     /// Async form of ``get()``: the key is read on the caller's actor; a parent preloaded with
@@ -101,7 +128,8 @@ public struct BelongsTo<Parent: ActiveObject> {
             return preloaded.parent as? Parent
         }
         guard !value.isNull else { return nil }
-        return try await Parent.requireDatabase().perform(.reading) { try Self.parent(for: value) }
+        let scope = self.scope
+        return try await Parent.requireDatabase().perform(.reading) { try Self.parent(for: value, scope: scope) }
     }
 }
 
@@ -117,21 +145,48 @@ public struct BelongsTo<Parent: ActiveObject> {
 /// try group.people.add(person)                    // sets person.groupId, saves person
 /// ```
 /// A parent without a key yet (never saved) has no children: `all()` is empty and runs no SQL.
+///
+/// Children soft-deleted (a `Child` with a `@Column(role: .deletedAt)`) are not among them,
+/// unless the relation says ``withDeleted()``. A parent soft-deleted itself — loaded with
+/// `Post.all.withDeleted()` — still has its children.
 public struct HasMany<Child: ActiveObject> {
     let parent: ActiveObject
     let foreignKey: AnyKeyPath
+    /// Which child rows it reads (see ``withDeleted()``).
+    var scope = SoftDeleteScope.visible
 
     func key() throws -> (PreloadKey, ModelSchema) {
         let schema = try ModelSchema.of(Child.self)
         let key = PreloadKey(kind: .hasMany, relatedType: ObjectIdentifier(Swift.type(of: parent)),
-                             slot: try schema.columnSlot(for: foreignKey))
+                             slot: try schema.columnSlot(for: foreignKey), scope: scope)
         return (key, schema)
     }
 
+    /// The relation with the soft-deleted children too: `try post.comments.withDeleted().all()`,
+    /// `post.comments.withDeleted().where(\.$flagged == true)`. Declared so in the model
+    /// (`var allComments: HasMany<Comment> { hasMany(\.$postId).withDeleted() }`), it also
+    /// applies to `including(\.allComments)` and `joining(\.allComments)`. For a `Child`
+    /// without a `@Column(role: .deletedAt)`, it changes nothing.
+    public func withDeleted() -> HasMany {
+        var copy = self
+        copy.scope = .withDeleted
+        return copy
+    }
+
+    /// The relation with only the soft-deleted children: `try post.comments.onlyDeleted().all()`.
+    /// Its reads throw ``ActiveObjectError/invalidArgument(_:)`` for a `Child` without a
+    /// `@Column(role: .deletedAt)`.
+    public func onlyDeleted() -> HasMany {
+        var copy = self
+        copy.scope = .onlyDeleted
+        return copy
+    }
+
     /// The children as a query, to refine: `group.people.query.order(by: \.$name)`.
-    /// For a parent without a key it matches nothing.
+    /// For a parent without a key it matches nothing. It reads the relation's rows: not the
+    /// soft-deleted ones, unless ``withDeleted()``.
     public var query: Query<Child> {
-        Query<Child>().adding(childrenFilter(of: parent, through: foreignKey, in: Child.self))
+        Query<Child>().adding(childrenFilter(of: parent, through: foreignKey, in: Child.self)).scoped(scope)
     }
 
     /// All children (in primary-key order). No SQL when preloaded with `including(_:)` or when
@@ -200,7 +255,7 @@ public struct HasMany<Child: ActiveObject> {
     public func add(_ child: Child) throws {
         let (key, schema) = try key()
         try attach(child, to: parent, slot: key.slot, schema: schema)
-        parent.preloadedRelations?[key] = nil
+        parent.forgetPreloadedRelation(key)
     }
 }
 
@@ -210,23 +265,50 @@ public struct HasMany<Child: ActiveObject> {
 /// var profile: HasOne<Profile> { hasOne(\.$userId) }
 /// let profile = try user.profile.get()
 /// ```
+/// A child soft-deleted (a `Child` with a `@Column(role: .deletedAt)`) is not there, unless
+/// the relation says ``withDeleted()``.
 public struct HasOne<Child: ActiveObject> {
     let parent: ActiveObject
     let foreignKey: AnyKeyPath
+    /// Which child rows it reads (see ``withDeleted()``).
+    var scope = SoftDeleteScope.visible
 
     func key(_ schema: ModelSchema) throws -> PreloadKey {
-        PreloadKey(kind: .hasOne, relatedType: ObjectIdentifier(Swift.type(of: parent)), slot: try schema.columnSlot(for: foreignKey))
+        PreloadKey(kind: .hasOne, relatedType: ObjectIdentifier(Swift.type(of: parent)), slot: try schema.columnSlot(for: foreignKey),
+                   scope: scope)
     }
 
-    /// The child with the lowest primary key pointing at the parent, or nil. No SQL when
-    /// preloaded or when the parent has no key.
+    /// The relation reading the child even when it is soft-deleted:
+    /// `try user.profile.withDeleted().get()`. Declared so in the model, it also applies to
+    /// `including(_:)` and `joining(_:where:)`. For a `Child` without a
+    /// `@Column(role: .deletedAt)`, it changes nothing.
+    public func withDeleted() -> HasOne {
+        var copy = self
+        copy.scope = .withDeleted
+        return copy
+    }
+
+    /// The relation reading only a soft-deleted child. `get()` throws
+    /// ``ActiveObjectError/invalidArgument(_:)`` for a `Child` without a `@Column(role: .deletedAt)`.
+    public func onlyDeleted() -> HasOne {
+        var copy = self
+        copy.scope = .onlyDeleted
+        return copy
+    }
+
+    /// The children of the parent as a query, in the relation's soft-delete scope.
+    var query: Query<Child> {
+        Query<Child>().adding(childrenFilter(of: parent, through: foreignKey, in: Child.self)).scoped(scope)
+    }
+
+    /// The child with the lowest primary key pointing at the parent (not soft-deleted, unless
+    /// ``withDeleted()``), or nil. No SQL when preloaded or when the parent has no key.
     /// - Throws: the errors of a fetch.
     public func get() throws -> Child? {
         let key = try key(ModelSchema.of(Child.self))
         if let preloaded = parent.observedPreloadedRelations?[key] { return preloaded as? Child }
         guard try parentKeyValue(parent) != nil else { return nil }
-        return try Query<Child>().adding(childrenFilter(of: parent, through: foreignKey, in: Child.self))
-            .orderedByKeyIfUnordered.limit(1).all().first
+        return try query.orderedByKeyIfUnordered.limit(1).all().first
     }
 
     /// Async form of ``get()``: a child preloaded with `including(_:)` is returned at once,
@@ -236,8 +318,7 @@ public struct HasOne<Child: ActiveObject> {
         let key = try key(ModelSchema.of(Child.self))
         if let preloaded = parent.observedPreloadedRelations?[key] { return preloaded as? Child }
         guard try parentKeyValue(parent) != nil else { return nil }
-        let query = Query<Child>().adding(childrenFilter(of: parent, through: foreignKey, in: Child.self))
-            .orderedByKeyIfUnordered.limit(1)
+        let query = self.query.orderedByKeyIfUnordered.limit(1)
         return try await query.all().first
     }
 }
@@ -307,6 +388,6 @@ extension ActiveObject {
 }
 
 extension ActiveRecord where Self: ActiveObject {
-    /// The object with this rowid (used by relations).
-    static func loadByID(_ id: Int64) throws -> Self? { try find(id: id) }
+    /// The object with this rowid among the rows of `scope` (used by relations).
+    static func loadByID(_ id: Int64, scope: SoftDeleteScope) throws -> Self? { try find(id: id, scope: scope) }
 }
