@@ -45,6 +45,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The model and the migrations: `swift test --package-path Examples/TodoServer`.
+        .testTarget(
+            name: "TodoAPITests",
+            dependencies: [
+                "TodoAPI",
+                .product(name: "ActiveObjects", package: "ActiveObjects"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

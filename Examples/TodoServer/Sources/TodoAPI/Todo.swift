@@ -17,10 +17,11 @@ public final class Todo: ActiveObject {
     @Column public var title: String = ""
     /// Whether it is done.
     @Column(indexed: true) public var done: Bool = false
-    /// When it was created.
-    @Column public var createdAt: Date = Date()
-    /// When it was last changed (set by ``willSave()``).
-    @Column public var updatedAt: Date = Date()
+    /// When it was created: stamped by the library when the todo is inserted.
+    @Column(role: .createdAt) public var createdAt: Date = Date()
+    /// When it was last changed: stamped by the library when the todo is inserted and by every
+    /// save that writes a change (a `PATCH` that changes nothing leaves it).
+    @Column(role: .updatedAt) public var updatedAt: Date = Date()
 
     /// Refuses an empty or over-long title; `save()` then writes nothing and throws
     /// `ActiveObjectError.validationFailed`, which the API answers with 422.
@@ -32,10 +33,5 @@ public final class Todo: ActiveObject {
         if title.count > Self.maximumTitleLength {
             throw ValidationError("title", "must be at most \(Self.maximumTitleLength) characters")
         }
-    }
-
-    /// Stamps `updatedAt` when a stored todo is saved with changes.
-    public override func willSave() throws {
-        if id != nil && hasChanges { updatedAt = Date() }
     }
 }

@@ -11,6 +11,9 @@ public enum TodoDatabase {
         migrator.register("002-index-todo-updated-at") { db in
             try db.execute("CREATE INDEX IF NOT EXISTS todo_updated_at ON todo(updated_at)")
         }
+        migrator.register("003-todo-dates-without-frozen-default") { db in
+            try unfreezeDates(db)
+        }
         return migrator
     }
 
@@ -32,5 +35,15 @@ public enum TodoDatabase {
         let db = try Database(path: path, options: options)
         try migrator.migrate(db)
         return db
+    }
+
+    /// Step 003: the first versions of the example declared `createdAt` and `updatedAt` as plain
+    /// columns starting at `Date()`, and the library of the time wrote the date the table was
+    /// created into the table as their SQL `DEFAULT` (a row inserted by another tool got that
+    /// date). The dates are now `@Column(role:)`s the library stamps; rebuilding the table drops
+    /// the frozen defaults and keeps every row, every value and the indexes. A table created
+    /// by this version is left as it is.
+    static func unfreezeDates(_ db: Database) throws {
+        try Todo.migrate(in: db, rebuildingTable: true)
     }
 }

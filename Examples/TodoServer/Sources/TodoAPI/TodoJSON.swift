@@ -27,8 +27,8 @@ public struct TodoResponse: ResponseCodable, Equatable, Sendable {
     }
 
     /// The date as stored: the database keeps milliseconds (rounded to nearest), while a
-    /// todo just saved still holds its `Date()` to the nanosecond. Rounding here makes the
-    /// answer to `POST` show what a later `GET` shows.
+    /// `Date` may hold nanoseconds. Rounding here makes the answer to `POST` show what a later
+    /// `GET` shows, whatever the object holds.
     private static func text(_ date: Date) -> String {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
         return Date(timeIntervalSince1970: milliseconds / 1000).formatted(dateStyle)
