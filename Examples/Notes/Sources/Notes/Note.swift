@@ -30,10 +30,12 @@ public final class Note: ActiveObject {
     @Column public var body: String = ""
     /// Pinned notes come first in the list.
     @Column public var pinned: Bool = false
-    /// When the note was created.
-    @Column public var createdAt: Date = Date()
-    /// When the note was last changed (set by ``willSave()``); the list is ordered by it.
-    @Column(indexed: true) public var updatedAt: Date = Date()
+    /// When the note was created: stamped by the library when the note is inserted. (Notes
+    /// pulled from another device keep the dates they were written with there.)
+    @Column(role: .createdAt) public var createdAt: Date = Date()
+    /// When the note was last changed: stamped by the library when the note is inserted and by
+    /// every save that writes a change; the list is ordered by it.
+    @Column(role: .updatedAt, indexed: true) public var updatedAt: Date = Date()
 
     /// Refuses an empty or over-long title: `save()` then writes nothing and throws
     /// `ActiveObjectError.validationFailed`.
@@ -45,10 +47,5 @@ public final class Note: ActiveObject {
         if title.count > Self.maximumTitleLength {
             throw ValidationError("title", "must be at most \(Self.maximumTitleLength) characters")
         }
-    }
-
-    /// Stamps `updatedAt` when a stored note is saved with changes.
-    public override func willSave() throws {
-        if id != nil && hasChanges { updatedAt = Date() }
     }
 }

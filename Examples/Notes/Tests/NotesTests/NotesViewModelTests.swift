@@ -32,7 +32,8 @@ final class NotesViewModelTests {
         try await waitUntil("the first result") { window.isLoaded }
     }
 
-    /// A stored note with a fixed age, written with the synchronous API.
+    /// A stored note with a fixed age, written with the synchronous API (without the library's
+    /// timestamps, so that the dates set are the ones written).
     @discardableResult
     func storeNote(_ title: String, body: String = "", pinned: Bool = false, minutesAgo: Double) throws -> Note {
         let note = Note()
@@ -41,7 +42,7 @@ final class NotesViewModelTests {
         note.pinned = pinned
         note.createdAt = Date(timeIntervalSinceNow: -minutesAgo * 60)
         note.updatedAt = note.createdAt
-        try note.save()
+        try ActiveObject.withoutTimestamps { try note.save() }
         return note
     }
 
@@ -72,6 +73,18 @@ final class NotesViewModelTests {
         #expect(shown.id == note.id && shown.title == "Buy milk" && shown.body == "2 litres")
         #expect(shown !== note, "the list holds the live result's objects, not the one saved")
         #expect(try await Note.countAll() == 1)
+    }
+
+    @Test func anAddedNoteIsStampedByTheLibrary() async throws {
+        let note = try await model.add(title: "new")
+        #expect(abs(note.createdAt.timeIntervalSinceNow) < 10, "createdAt \(note.createdAt) is now")
+        #expect(note.updatedAt == note.createdAt, "one moment for both stamps of an insert")
+        let id = try #require(note.id)
+        let stored = try #require(try await Note.find(id: id))
+        #expect(abs(stored.createdAt.timeIntervalSince(note.createdAt)) < 0.002)
+        // A save that changes nothing leaves updatedAt.
+        try await model.save(stored)
+        #expect(try await Note.find(id: id)?.updatedAt == stored.updatedAt)
     }
 
     @Test func editingMovesTheNoteToTheTopAndStampsIt() async throws {
