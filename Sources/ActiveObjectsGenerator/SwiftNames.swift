@@ -88,7 +88,7 @@ enum SwiftNames {
     /// Instance members of `ActiveObject` that a generated property must not redeclare.
     static let activeObjectMembers: Set<String> = [
         "id", "description", "hasChanges", "changedColumns", "save", "insert", "update", "upsert",
-        "delete", "reload", "validate", "willSave", "didSave", "willDelete", "didDelete",
+        "delete", "restore", "reload", "validate", "willSave", "didSave", "willDelete", "didDelete",
         "belongsTo", "hasMany", "hasOne", "didLoad",
     ]
 

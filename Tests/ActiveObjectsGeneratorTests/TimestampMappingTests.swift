@@ -280,6 +280,12 @@ struct TimestampMappingTests {
         #expect(ModelPlan.className(for: "column_roles", taken: []).name == "ColumnRoleRecord")
     }
 
+    @Test("a column named restore (ActiveObject.restore(), which undoes a soft delete) gets another property name")
+    func restoreIsAMember() throws {
+        let source = try generate("CREATE TABLE backups (id INTEGER PRIMARY KEY, restore TEXT)").source
+        #expect(source.contains("    // `restore` is a member of ActiveObject\n    @Column(\"restore\") var restoreValue: String? = nil\n"))
+    }
+
     // MARK: - The generated models, compiled and run
 
     static var committedPath: String {
