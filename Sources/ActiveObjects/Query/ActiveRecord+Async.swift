@@ -62,7 +62,7 @@ extension ActiveRecord where Self: ActiveObject {
     }
 
     /// Async form of ``delete(where:permanently:)``: runs on the writer thread.
-    /// - Throws: as ``delete(where:)``.
+    /// - Throws: as ``ActiveRecord/delete(where:)-6fi2k``.
     @discardableResult
     public static func delete(where criteria: [String: Any?], permanently: Bool) async throws -> Int {
         try await Query<Self>().where(criteria).delete(permanently: permanently)
@@ -76,7 +76,7 @@ extension ActiveRecord where Self: ActiveObject {
     }
 
     /// Async form of ``deleteAll(permanently:)``: runs on the writer thread.
-    /// - Throws: as ``deleteAll()``.
+    /// - Throws: as ``ActiveRecord/deleteAll()-5nael``.
     @discardableResult
     public static func deleteAll(permanently: Bool) async throws -> Int {
         try await Query<Self>().delete(permanently: permanently)

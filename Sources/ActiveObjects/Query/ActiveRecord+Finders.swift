@@ -141,7 +141,7 @@ extension ActiveRecord where Self: ActiveObject {
 
     /// Deletes the rows matching a criteria dictionary (hooks are not run) and returns how many.
     /// For a model with a `@Column(role: .deletedAt)` this is a soft delete (see
-    /// ``Query/delete()``): it marks the matching rows not deleted yet, and returns how many.
+    /// ``Query/delete()-70fu1``): it marks the matching rows not deleted yet, and returns how many.
     /// - Throws: as ``ActiveRecord/find(where:)-8xnob``; ``ActiveObjectError/misuse(_:)``
     ///   inside `db.read`.
     @discardableResult
@@ -151,10 +151,10 @@ extension ActiveRecord where Self: ActiveObject {
 
     /// Deletes the rows matching a criteria dictionary — for real when `permanently` is true,
     /// even for a model with a `@Column(role: .deletedAt)` — and returns how many (hooks are
-    /// not run). Like ``find(where:)``, it reads the rows not soft-deleted: to remove the
-    /// soft-deleted ones too, say so on a query,
+    /// not run). Like ``ActiveRecord/find(where:)-8xnob``, it reads the rows not soft-deleted:
+    /// to remove the soft-deleted ones too, say so on a query,
     /// `Post.where(criteria).withDeleted().delete(permanently: true)`.
-    /// - Throws: as ``delete(where:)``.
+    /// - Throws: as ``ActiveRecord/delete(where:)-6fi2k``.
     @discardableResult
     public static func delete(where criteria: [String: Any?], permanently: Bool) throws -> Int {
         try Query<Self>().where(criteria).delete(permanently: permanently)
@@ -168,9 +168,10 @@ extension ActiveRecord where Self: ActiveObject {
     public static func deleteAll() throws -> Int { try Query<Self>().delete(permanently: false) }
 
     /// Deletes every row not soft-deleted — for real when `permanently` is true — and returns
-    /// how many (hooks are not run). The soft-deleted rows stay, as ``findAll()`` leaves them
-    /// out; to empty the table, `Post.all.withDeleted().delete(permanently: true)`.
-    /// - Throws: as ``deleteAll()``.
+    /// how many (hooks are not run). The soft-deleted rows stay, as
+    /// ``ActiveRecord/findAll()-5n955`` leaves them out; to empty the table,
+    /// `Post.all.withDeleted().delete(permanently: true)`.
+    /// - Throws: as ``ActiveRecord/deleteAll()-5nael``.
     @discardableResult
     public static func deleteAll(permanently: Bool) throws -> Int { try Query<Self>().delete(permanently: permanently) }
 

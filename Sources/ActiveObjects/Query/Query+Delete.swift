@@ -12,7 +12,7 @@ extension Query {
     /// ``ActiveObject/withoutTimestamps(_:)-(()->R)`` — and `.lockVersion` one higher), which
     /// every query then leaves out; it returns the number of rows it marked. Rows already
     /// soft-deleted keep their date: after ``onlyDeleted()`` it marks nothing and returns 0.
-    /// To remove the rows from the table, use ``delete(permanently:)``.
+    /// To remove the rows from the table, use ``delete(permanently:)-8orla``.
     ///
     /// ```swift
     /// try Post.where(\.$title == "").delete()        // soft: sets deletedAt
@@ -29,7 +29,7 @@ extension Query {
 
     /// Deletes the matching rows — for real when `permanently` is true, even for a model with a
     /// `@Column(role: .deletedAt)` — and returns how many. With `permanently: false` this is
-    /// ``delete()`` (soft for such a model).
+    /// ``delete()-70fu1`` (soft for such a model).
     ///
     /// A permanent delete removes exactly the rows the query reads, following its soft-delete
     /// scope like every terminal: the rows not soft-deleted by default, every row after
@@ -40,7 +40,7 @@ extension Query {
     /// try Post.where(\.$authorId == 7).withDeleted().delete(permanently: true)   // all of them
     /// ```
     /// No hooks run. Runs on the writer.
-    /// - Throws: as ``delete()``.
+    /// - Throws: as ``delete()-70fu1``.
     @discardableResult
     public func delete(permanently: Bool) throws -> Int {
         try deleteStatement(permanently: permanently)?.run() ?? 0
@@ -55,7 +55,7 @@ extension Query {
     }
 
     /// Async form of ``delete(permanently:)``: runs on the writer thread.
-    /// - Throws: as ``delete()``.
+    /// - Throws: as ``delete()-70fu1``.
     @discardableResult
     public func delete(permanently: Bool) async throws -> Int {
         guard let statement = try deleteStatement(permanently: permanently) else { return 0 }
