@@ -88,17 +88,33 @@ public struct Column<Value: ColumnValue> {
     /// Declares a column named after the property (through the model's `columnNaming`),
     /// or `name` when given.
     ///
-    /// `renamedFrom` names the column in an earlier version of the model: when the table has a
-    /// column of that name and none of the new one, `createTable()` renames it (every value
-    /// kept) instead of adding an empty column. Naming a column that another property maps to
-    /// is ``ActiveObjectError/invalidModel(model:reason:)``.
-    ///
     /// The last three parameters are filled in by the compiler with the place of the
     /// declaration (never pass them): the schema build matches each declaration's options to
     /// its property by that place.
     @inlinable
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false,
-                renamedFrom: String? = nil,
+                _file: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column) {
+        self.value = wrappedValue
+        if PrototypeConstruction.isActive {
+            PrototypeConstruction.record(ColumnOptions(name: name, unique: unique, indexed: indexed),
+                                         wrapper: Self.self, at: SourcePlace(file: _file, line: _line, column: _column))
+        }
+    }
+
+    /// Declares a column that an earlier version of the model named `renamedFrom`: when the
+    /// table has a column of that name and none of the new one, `createTable()` renames it
+    /// (every value kept) instead of adding an empty column.
+    ///
+    /// ```swift
+    /// @Column(renamedFrom: "headline") var subtitle = ""
+    /// ```
+    /// Naming a column that another property maps to, or the former name of another property,
+    /// is ``ActiveObjectError/invalidModel(model:reason:)``.
+    // A separate initializer rather than a defaulted parameter of the one above: every object
+    // creation runs that one, and it must stay small enough to be inlined.
+    @inlinable
+    public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false,
+                renamedFrom: String,
                 _file: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column) {
         self.value = wrappedValue
         if PrototypeConstruction.isActive {

@@ -26,12 +26,23 @@ public struct JSONColumn<Value: Codable> {
         set { fatalError("@JSONColumn is only available on stored properties of ActiveObject subclasses") }
     }
 
-    /// Declares a JSON column named after the property, or `name` when given; `renamedFrom`
-    /// as for ``Column``. The last three parameters are the place of the declaration, filled
-    /// in by the compiler (see ``Column``).
+    /// Declares a JSON column named after the property, or `name` when given. The last three
+    /// parameters are the place of the declaration, filled in by the compiler (see ``Column``).
     @inlinable
     public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false,
-                renamedFrom: String? = nil,
+                _file: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column) {
+        self.value = wrappedValue
+        if PrototypeConstruction.isActive {
+            PrototypeConstruction.record(ColumnOptions(name: name, unique: unique, indexed: indexed),
+                                         wrapper: Self.self, at: SourcePlace(file: _file, line: _line, column: _column))
+        }
+    }
+
+    /// Declares a JSON column that an earlier version of the model named `renamedFrom` (see
+    /// ``Column/init(wrappedValue:_:unique:indexed:renamedFrom:_file:_line:_column:)``).
+    @inlinable
+    public init(wrappedValue: Value, _ name: String? = nil, unique: Bool = false, indexed: Bool = false,
+                renamedFrom: String,
                 _file: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column) {
         self.value = wrappedValue
         if PrototypeConstruction.isActive {
