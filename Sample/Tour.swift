@@ -3,6 +3,7 @@
 enum Tour {
     static func main() async throws {
         try runSynchronousTour()
+        try runRolesTour()
         try await runAsyncTour()
         try await runSyncTour()
         print("\nDone.")

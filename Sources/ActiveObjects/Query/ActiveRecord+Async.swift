@@ -65,7 +65,8 @@ extension ActiveRecord where Self: ActiveObject {
     /// - Throws: as ``ActiveRecord/delete(where:)-6fi2k``.
     @discardableResult
     public static func delete(where criteria: [String: Any?], permanently: Bool) async throws -> Int {
-        try await Query<Self>().where(criteria).delete(permanently: permanently)
+        let query = Query<Self>().where(criteria)
+        return try await (permanently ? query.withDeleted() : query).delete(permanently: permanently)
     }
 
     /// Async form of ``deleteAll()``: runs on the writer thread.
@@ -79,7 +80,7 @@ extension ActiveRecord where Self: ActiveObject {
     /// - Throws: as ``ActiveRecord/deleteAll()-5nael``.
     @discardableResult
     public static func deleteAll(permanently: Bool) async throws -> Int {
-        try await Query<Self>().delete(permanently: permanently)
+        try await (permanently ? Query<Self>().withDeleted() : Query<Self>()).delete(permanently: permanently)
     }
 
     /// Async form of ``fetch(sql:_:)``: runs on a reader thread (on the writer thread if the

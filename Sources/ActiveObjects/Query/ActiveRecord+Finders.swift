@@ -150,14 +150,15 @@ extension ActiveRecord where Self: ActiveObject {
     }
 
     /// Deletes the rows matching a criteria dictionary — for real when `permanently` is true,
-    /// even for a model with a `@Column(role: .deletedAt)` — and returns how many (hooks are
-    /// not run). Like ``ActiveRecord/find(where:)-8xnob``, it reads the rows not soft-deleted:
-    /// to remove the soft-deleted ones too, say so on a query,
-    /// `Post.where(criteria).withDeleted().delete(permanently: true)`.
+    /// even for a model with a `@Column(role: .deletedAt)`, soft-deleted rows included — and
+    /// returns how many (hooks are not run). `delete(where:permanently: false)` is
+    /// ``ActiveRecord/delete(where:)-6fi2k``. (A query keeps its own scope:
+    /// `Post.where(criteria).delete(permanently: true)` deletes the visible rows only.)
     /// - Throws: as ``ActiveRecord/delete(where:)-6fi2k``.
     @discardableResult
     public static func delete(where criteria: [String: Any?], permanently: Bool) throws -> Int {
-        try Query<Self>().where(criteria).delete(permanently: permanently)
+        let query = Query<Self>().where(criteria)
+        return try (permanently ? query.withDeleted() : query).delete(permanently: permanently)
     }
 
     /// Deletes every row (hooks are not run) and returns how many. For a model with a
@@ -167,13 +168,15 @@ extension ActiveRecord where Self: ActiveObject {
     @discardableResult
     public static func deleteAll() throws -> Int { try Query<Self>().delete(permanently: false) }
 
-    /// Deletes every row not soft-deleted — for real when `permanently` is true — and returns
-    /// how many (hooks are not run). The soft-deleted rows stay, as
-    /// ``ActiveRecord/findAll()-5n955`` leaves them out; to empty the table,
-    /// `Post.all.withDeleted().delete(permanently: true)`.
+    /// Deletes every row — for real when `permanently` is true, soft-deleted rows included:
+    /// the table is empty afterwards — and returns how many (hooks are not run).
+    /// `deleteAll(permanently: false)` is ``ActiveRecord/deleteAll()-5nael``. (To empty only
+    /// the bin: `Post.all.onlyDeleted().delete(permanently: true)`.)
     /// - Throws: as ``ActiveRecord/deleteAll()-5nael``.
     @discardableResult
-    public static func deleteAll(permanently: Bool) throws -> Int { try Query<Self>().delete(permanently: permanently) }
+    public static func deleteAll(permanently: Bool) throws -> Int {
+        try (permanently ? Query<Self>().withDeleted() : Query<Self>()).delete(permanently: permanently)
+    }
 
     /// Objects from your own SQL. Result columns are matched to properties by column name;
     /// the SQL is run as written: soft-deleted rows are not left out (add

@@ -662,103 +662,32 @@ private func titles(_ posts: [SDPost]) -> [String] { posts.map(\.title) }
         }
     }
 
-    @Test func deletePermanentlyFollowsTheScope() throws {
+    @Test func permanentDeletesOfAQueryFollowItsScopeAndClassLevelOnesIncludeTheBin() throws {
         try withSoftDeleteDB { db in
             try SDFixture.make(db)
-            // The visible rows only.
-            #expect(try SDPost.delete(where: ["category": "x"], permanently: true) == 1)   // a; b is in the bin
+            // A query: the rows it reads, the visible ones.
+            #expect(try SDPost.where(["category": "x"]).delete(permanently: true) == 1)   // a; b is in the bin
             #expect(try modelRowCount(db, "sd_post") == 3)
-            #expect(try SDPost.all.withDeleted().pluck(\.$title) == ["b", "c", "d"])
+            // Class level: every matching row, the bin included.
+            #expect(try SDPost.delete(where: ["category": "x"], permanently: true) == 1)   // b
+            #expect(try SDPost.all.withDeleted().pluck(\.$title) == ["c", "d"])
             // The bin, purged.
-            #expect(try SDPost.all.onlyDeleted().delete(permanently: true) == 2)
+            #expect(try SDPost.all.onlyDeleted().delete(permanently: true) == 1)
             #expect(try SDPost.all.withDeleted().pluck(\.$title) == ["c"])
             // permanently: false is the soft delete.
             #expect(try SDPost.all.delete(permanently: false) == 1)
             #expect(try modelRowCount(db, "sd_post") == 1)
-            #expect(try SDPost.deleteAll(permanently: true) == 0)                         // visible: none
-            #expect(try SDPost.all.withDeleted().delete(permanently: true) == 1)            // everything
+            #expect(try SDPost.all.delete(permanently: true) == 0)                  // visible: none
+            #expect(try SDPost.deleteAll(permanently: true) == 1)                   // everything
             #expect(try modelRowCount(db, "sd_post") == 0)
         }
     }
 
-    @Test func deleteAllPermanentlyLeavesTheBin() throws {
+    @Test func deleteAllPermanentlyEmptiesTheTable() throws {
         try withSoftDeleteDB { db in
             try SDFixture.make(db)
-            #expect(try SDPost.deleteAll(permanently: true) == 2)
-            #expect(try SDPost.all.onlyDeleted().pluck(\.$title) == ["b", "d"])
-        }
-    }
-
-    @Test func deletesOfAModelWithoutRolesAreUnchanged() throws {
-        try withSoftDeleteDB { db in
-            for name in ["p", "q", "r"] {
-                let plain = SDPlain()
-                plain.name = name
-                try plain.save()
-            }
-            #expect(try SDPlain.delete(where: ["name": "p"]) == 1)
-            #expect(try SDPlain.delete(where: ["name": "q"], permanently: true) == 1)
-            #expect(try modelRowCount(db, "sd_plain") == 1)
-            #expect(try SDPlain.all.withDeleted().delete() == 1)
-            #expect(try modelRowCount(db, "sd_plain") == 0)
-        }
-    }
-
-    @Test func updateAllCountsVersionsAndStampsUpdatedAt() throws {
-        try withSoftDeleteDB { db in
-            let f = try SDFixture.make(db)
-            try Self.age(db)
-            #expect(try SDPost.where(\.$category == "x").updateAll(["score": 10]) == 1)   // a only: b is soft-deleted
-            let a = try Self.roles(db, f.a)
-            #expect(a.lockVersion == 6)
-            #expect(a.updatedAt != SDFixture.oldText && a.updatedAt != nil)
-            #expect(try Self.roles(db, f.b).lockVersion == 5)
-            #expect(try Self.roles(db, f.b).updatedAt == SDFixture.oldText)
-            // The caller's updatedAt wins.
-            let set = Date(timeIntervalSince1970: 86_400)
-            #expect(try SDPost.where(\.$title == "c").updateAll(["score": 30, "updatedAt": set]) == 1)
-            #expect(try SDPost.find(id: f.c)?.updatedAt == set)
-            #expect(try Self.roles(db, f.c).lockVersion == 6)
-            // Inside withoutTimestamps: the version still counts, the date stays.
-            _ = try ActiveObject.withoutTimestamps { try SDPost.where(\.$title == "c").updateAll(["score": 31]) }
-            #expect(try SDPost.find(id: f.c)?.updatedAt == set)
-            #expect(try Self.roles(db, f.c).lockVersion == 7)
-            // A caller setting the version sets it.
-            try SDPost.where(\.$title == "c").updateAll(["lockVersion": 1])
-            #expect(try Self.roles(db, f.c).lockVersion == 1)
-            // The scope: the bin restored.
-            #expect(try SDPost.all.onlyDeleted().updateAll(["deletedAt": nil]) == 2)
-            #expect(try SDPost.countAll() == 4)
-            #expect(try Self.roles(db, f.b).lockVersion == 6)
-        }
-    }
-
-    @Test func aVersionItsPropertyCannotHoldIsRefusedWritingNothing() throws {
-        try withSoftDeleteDB { db in
-            for title in ["one", "two"] {
-                let tiny = SDTiny()
-                tiny.title = title
-                try tiny.save()
-            }
-            try db.execute("UPDATE sd_tiny SET version = 127 WHERE title = 'two'")
-            for write in [{ try SDTiny.all.updateAll(["title": "x"]) }, { try SDTiny.deleteAll() },
-                          { try SDTiny.all.order(by: \.$title).limit(5).delete() }] as [() throws -> Int] {
-                let error = expectActiveObjectError { _ = try write() }
-                if case .invalidValue(let table, let column, _)? = error {
-                    #expect(table == "sd_tiny" && column == "version")
-                } else {
-                    Issue.record("expected invalidValue, got \(String(describing: error))")
-                }
-            }
-            #expect(try SDTiny.all.pluck(\.$title) == ["one", "two"])
-            #expect(try SDTiny.countAll() == 2)
-            // The other rows, and a caller setting the version, are fine.
-            #expect(try SDTiny.where(\.$title == "one").updateAll(["title": "uno"]) == 1)
-            #expect(try SDTiny.find(where: ["title": "uno"]).first?.version == 1)
-            #expect(try SDTiny.all.updateAll(["version": 0]) == 2)
-            #expect(try SDTiny.deleteAll() == 2)
-            #expect(try SDTiny.all.withDeleted().pluck(\.$version) == [1, 1])
-            #expect(try SDTiny.all.withDeleted().delete(permanently: true) == 2)   // a real delete writes no version
+            #expect(try SDPost.deleteAll(permanently: true) == 4)
+            #expect(try modelRowCount(db, "sd_post") == 0)
         }
     }
 
@@ -774,8 +703,8 @@ private func titles(_ posts: [SDPost]) -> [String] { posts.map(\.title) }
             let c = try synchronously { try Self.roles(db, f.c) }
             #expect(c.deletedAt != nil && c.updatedAt == SDFixture.oldText)
             #expect(try await SDPost.deleteAll() == 0)
-            #expect(try await SDPost.delete(where: ["title": "b"], permanently: true) == 0)
-            #expect(try await SDPost.all.onlyDeleted().delete(permanently: true) == 4)
+            #expect(try await SDPost.delete(where: ["title": "b"], permanently: true) == 1)   // from the bin
+            #expect(try await SDPost.all.onlyDeleted().delete(permanently: true) == 3)
             #expect(try synchronously { try modelRowCount(db, "sd_post") } == 0)
             #expect(try await SDPost.deleteAll(permanently: true) == 0)
             let plain = SDPlain()
