@@ -15,10 +15,10 @@ public enum ForeignKeyAction: String, Sendable, Hashable {
 
 /// The options given to `@Column(…)`: explicit name, constraints, foreign key.
 ///
-/// `@usableFromInline` so that the wrappers' initializers can be `@inlinable`: specialized in
-/// the model's module, creating an object then costs no runtime generic-metadata lookups.
-/// Only a class's prototype keeps them (see ``ColumnDescriptor``).
-@usableFromInline
+/// Built out of line by ``PrototypeConstruction``'s `record` functions, from the scalars the
+/// wrappers' `@inlinable` initializers pass: those initializers are inlined into every
+/// object's creation and must stay small. Only a class's prototype keeps them (see
+/// ``ColumnDescriptor``).
 struct ColumnOptions {
     var name: String?
     var unique: Bool
@@ -30,16 +30,13 @@ struct ColumnOptions {
     /// The job the library does for the column (`@Column(role:)`).
     var role: ColumnRoleKind?
 
-    @usableFromInline
     init(name: String?, unique: Bool, indexed: Bool, references: ActiveObject.Type? = nil,
-         onDelete: ForeignKeyAction = .noAction, renamedFrom: String? = nil, role: ColumnRoleKind? = nil) {
+         onDelete: ForeignKeyAction = .noAction) {
         self.name = name
         self.unique = unique
         self.indexed = indexed
         self.references = references
         self.onDelete = onDelete
-        self.renamedFrom = renamedFrom
-        self.role = role
     }
 }
 
@@ -96,8 +93,8 @@ public struct Column<Value: ColumnValue> {
                 _file: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column) {
         self.value = wrappedValue
         if PrototypeConstruction.isActive {
-            PrototypeConstruction.record(ColumnOptions(name: name, unique: unique, indexed: indexed),
-                                         wrapper: Self.self, at: SourcePlace(file: _file, line: _line, column: _column))
+            PrototypeConstruction.record(name: name, unique: unique, indexed: indexed, wrapper: Self.self,
+                                         file: _file, line: _line, column: _column)
         }
     }
 
@@ -118,9 +115,9 @@ public struct Column<Value: ColumnValue> {
                 _file: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column) {
         self.value = wrappedValue
         if PrototypeConstruction.isActive {
-            PrototypeConstruction.record(ColumnOptions(name: name, unique: unique, indexed: indexed,
-                                                       renamedFrom: renamedFrom),
-                                         wrapper: Self.self, at: SourcePlace(file: _file, line: _line, column: _column))
+            PrototypeConstruction.record(name: name, unique: unique, indexed: indexed, references: nil,
+                                         onDelete: .noAction, renamedFrom: renamedFrom, role: nil, wrapper: Self.self,
+                                         file: _file, line: _line, column: _column)
         }
     }
 
@@ -139,9 +136,9 @@ public struct Column<Value: ColumnValue> {
                 _file: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column) {
         self.value = wrappedValue
         if PrototypeConstruction.isActive {
-            PrototypeConstruction.record(ColumnOptions(name: name, unique: false, indexed: indexed,
-                                                       renamedFrom: renamedFrom, role: role.kind),
-                                         wrapper: Self.self, at: SourcePlace(file: _file, line: _line, column: _column))
+            PrototypeConstruction.record(name: name, unique: false, indexed: indexed, references: nil,
+                                         onDelete: .noAction, renamedFrom: renamedFrom, role: role.kind, wrapper: Self.self,
+                                         file: _file, line: _line, column: _column)
         }
     }
 
@@ -157,10 +154,9 @@ public struct Column<Value: ColumnValue> {
                 _file: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column) {
         self.value = wrappedValue
         if PrototypeConstruction.isActive {
-            PrototypeConstruction.record(ColumnOptions(name: name, unique: unique, indexed: indexed,
-                                                       references: parent, onDelete: onDelete,
-                                                       renamedFrom: renamedFrom),
-                                         wrapper: Self.self, at: SourcePlace(file: _file, line: _line, column: _column))
+            PrototypeConstruction.record(name: name, unique: unique, indexed: indexed, references: parent,
+                                         onDelete: onDelete, renamedFrom: renamedFrom, role: nil, wrapper: Self.self,
+                                         file: _file, line: _line, column: _column)
         }
     }
 

@@ -33,8 +33,8 @@ public struct JSONColumn<Value: Codable> {
                 _file: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column) {
         self.value = wrappedValue
         if PrototypeConstruction.isActive {
-            PrototypeConstruction.record(ColumnOptions(name: name, unique: unique, indexed: indexed),
-                                         wrapper: Self.self, at: SourcePlace(file: _file, line: _line, column: _column))
+            PrototypeConstruction.record(name: name, unique: unique, indexed: indexed, wrapper: Self.self,
+                                         file: _file, line: _line, column: _column)
         }
     }
 
@@ -46,9 +46,9 @@ public struct JSONColumn<Value: Codable> {
                 _file: StaticString = #fileID, _line: UInt = #line, _column: UInt = #column) {
         self.value = wrappedValue
         if PrototypeConstruction.isActive {
-            PrototypeConstruction.record(ColumnOptions(name: name, unique: unique, indexed: indexed,
-                                                       renamedFrom: renamedFrom),
-                                         wrapper: Self.self, at: SourcePlace(file: _file, line: _line, column: _column))
+            PrototypeConstruction.record(name: name, unique: unique, indexed: indexed, references: nil,
+                                         onDelete: .noAction, renamedFrom: renamedFrom, role: nil, wrapper: Self.self,
+                                         file: _file, line: _line, column: _column)
         }
     }
 

@@ -38,9 +38,31 @@ enum PrototypeConstruction {
     /// Called only when ``isActive`` is true; kept out of line so that the wrapper
     /// initializers, inlined into every model's `init()`, stay one atomic load and a branch in
     /// the common case.
-    @usableFromInline @inline(never)
     static func record(_ options: ColumnOptions, wrapper: Any.Type, at place: SourcePlace) {
         innermostFrame?.events.append(.declaration(ColumnDeclaration(options: options, wrapperType: wrapper, place: place)))
+    }
+
+    /// ``record(_:wrapper:at:)`` for the plain `@Column`/`@JSONColumn` declaration, taking the
+    /// options as scalars: the options and the place are built here, out of line, so that the
+    /// code the initializers inline into every model's `init()` stays a load, a branch and a
+    /// call (building a ``ColumnOptions`` inline made it too large to be inlined: measured,
+    /// ~200 instructions more per object created).
+    @usableFromInline @inline(never)
+    static func record(name: String?, unique: Bool, indexed: Bool, wrapper: Any.Type,
+                       file: StaticString, line: UInt, column: UInt) {
+        record(ColumnOptions(name: name, unique: unique, indexed: indexed), wrapper: wrapper,
+               at: SourcePlace(file: file, line: line, column: column))
+    }
+
+    /// ``record(_:wrapper:at:)`` for the declarations with a former name or a role.
+    @usableFromInline @inline(never)
+    static func record(name: String?, unique: Bool, indexed: Bool, references: ActiveObject.Type?,
+                       onDelete: ForeignKeyAction, renamedFrom: String?, role: ColumnRoleKind?, wrapper: Any.Type,
+                       file: StaticString, line: UInt, column: UInt) {
+        var options = ColumnOptions(name: name, unique: unique, indexed: indexed, references: references, onDelete: onDelete)
+        options.renamedFrom = renamedFrom
+        options.role = role
+        record(options, wrapper: wrapper, at: SourcePlace(file: file, line: line, column: column))
     }
 
     /// Called by `ActiveObject.init()` for every object created: while this thread records a
