@@ -47,15 +47,15 @@ extension ActiveObject {
         }
     }
 
-    /// Async form of ``delete()`` (a soft delete for a model with a `.deletedAt` column).
+    /// Async form of ``delete()-8iq3o`` (a soft delete for a model with a `.deletedAt` column).
     /// - Returns: true when a row was deleted (or soft-deleted).
-    /// - Throws: as ``delete()``.
+    /// - Throws: as ``delete()-8iq3o``.
     @discardableResult
     nonisolated(nonsending) public func delete() async throws -> Bool { try await delete(permanently: false) }
 
-    /// Async form of ``delete(permanently:)``.
+    /// Async form of ``delete(permanently:)-g4i3``.
     /// - Returns: true when a row was deleted (or soft-deleted).
-    /// - Throws: as ``delete()``.
+    /// - Throws: as ``delete()-8iq3o``.
     @discardableResult
     nonisolated(nonsending) public func delete(permanently: Bool) async throws -> Bool {
         try await withAsyncWriteSlot {
@@ -71,8 +71,8 @@ extension ActiveObject {
         }
     }
 
-    /// Async form of ``restore()``.
-    /// - Throws: as ``restore()``.
+    /// Async form of ``restore()-31e8y``.
+    /// - Throws: as ``restore()-31e8y``.
     nonisolated(nonsending) public func restore() async throws {
         try await withAsyncWriteSlot {
             let (schema, database) = try schemaAndDatabase()

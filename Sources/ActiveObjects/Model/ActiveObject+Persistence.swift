@@ -444,7 +444,7 @@ extension ActiveObject {
     /// Deletes the object's row — or, for a model with a ``ColumnRole/deletedAt`` column,
     /// soft-deletes it: sets that column to the current date (and `.updatedAt`, and the next
     /// `.lockVersion`), after which every read leaves the row out (see
-    /// ``delete(permanently:)`` to really delete it, ``restore()`` to undo it). Runs
+    /// ``delete(permanently:)-g4i3`` to really delete it, ``restore()-31e8y`` to undo it). Runs
     /// `willDelete()` first (throwing cancels) and `didDelete()` after. After a real delete
     /// the object keeps its values and its `id`: `save()` puts the row back with the same id,
     /// while `update()` throws ``ActiveObjectError/recordNotFound(table:id:)``; after a soft
@@ -464,13 +464,13 @@ extension ActiveObject {
 
     /// Deletes the object's row; with `permanently: true`, really deletes it even when the
     /// model soft-deletes (``ColumnRole/deletedAt``). `delete(permanently: false)` is
-    /// ``delete()``.
+    /// ``delete()-8iq3o``.
     ///
     /// ```swift
     /// try post.delete(permanently: true)     // gone, not in the bin
     /// ```
     /// - Returns: true when a row was deleted (or soft-deleted).
-    /// - Throws: as ``delete()``.
+    /// - Throws: as ``delete()-8iq3o``.
     @discardableResult
     public func delete(permanently: Bool) throws -> Bool {
         let (schema, database) = try schemaAndDatabase()
@@ -550,7 +550,7 @@ extension ActiveObject {
     }
 
     /// The UPDATE that undoes a soft delete of this object's row.
-    /// - Throws: as ``restore()``.
+    /// - Throws: as ``restore()-31e8y``.
     func planRestore(schema: ModelSchema, database: Database) throws -> WritePlan {
         guard schema.roles.deletedAt != nil else {
             throw ActiveObjectError.misuse(

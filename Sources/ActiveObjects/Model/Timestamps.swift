@@ -47,9 +47,12 @@ extension ActiveObject {
     /// The async form of ``withoutTimestamps(_:)-(()->R)``: the scope covers the calling task
     /// across its suspensions (`try await post.save()` inside writes the dates as set).
     ///
+    /// `isolation` is the caller's, filled in by the compiler: `body` runs there.
+    ///
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws.
-    nonisolated(nonsending) public static func withoutTimestamps<R>(_ body: nonisolated(nonsending) () async throws -> R) async rethrows -> R {
-        try await Timestamps.$areSuspended.withValue(true, operation: body)
+    public static func withoutTimestamps<R>(isolation: isolated (any Actor)? = #isolation,
+                                            _ body: () async throws -> R) async rethrows -> R {
+        try await Timestamps.$areSuspended.withValue(true, operation: body, isolation: isolation)
     }
 }
