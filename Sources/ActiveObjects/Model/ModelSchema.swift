@@ -125,6 +125,13 @@ final class ModelSchema: @unchecked Sendable {
         }
 
         roles = try Self.roles(of: columns, model: modelName)
+        if let slot = roles.deletedAt, !prototype.withUnsafeObjectPointer({ columns[slot].accessor.isNull(in: $0) }) {
+            // `@Column(role: .deletedAt) var deletedAt = Date()` infers `Date?` with a date:
+            // every new object would be born in the bin.
+            throw ActiveObjectError.invalidModel(
+                model: modelName,
+                reason: "property \(columns[slot].propertyName) has the role .deletedAt but a non-nil default: every new object would be soft-deleted; declare it `Date? = nil`")
+        }
         try Self.checkRenames(of: columns, primaryKey: primaryKey, model: modelName)
 
         // The key: declared columns (natural or composite), or the rowid.

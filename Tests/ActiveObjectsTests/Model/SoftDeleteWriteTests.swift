@@ -150,6 +150,21 @@ final class BinnedPost: ModelTestRecord {
         }
     }
 
+    @Test func aDeletedAtWithADateByDefaultIsRefused() throws {
+        // `= Date()` makes the property `Date?` with a date: every new object would be binned.
+        final class BornDeleted: ModelTestRecord {
+            @Column var title = ""
+            @Column(role: .deletedAt) var deletedAt = Date()
+        }
+        do {
+            _ = try ModelSchema.of(BornDeleted.self)
+            Issue.record("accepted a .deletedAt column whose default is a date")
+        } catch let error as ActiveObjectError {
+            guard case .invalidModel(_, let reason) = error else { Issue.record("\(error)"); return }
+            #expect(reason.contains("deletedAt") && reason.contains("nil"))
+        }
+    }
+
     @Test func aRoleOnTheKeyIsRefused() throws {
         final class KeyedByVersion: ModelTestRecord {
             override class var primaryKey: String { "version" }
