@@ -57,6 +57,26 @@ final class R24Note: ModelTestRecord {
     @Column var body = ""
 }
 
+final class R24Owner: ModelTestRecord {
+    override class var tableName: String { "r24_owner" }
+    @Column var name = ""
+}
+
+/// A child whose foreign key cascades on delete (the table also on update); without `extra`.
+final class R24Pet: ModelTestRecord {
+    override class var tableName: String { "r24_pet" }
+    @Column var name = ""
+    @Column(references: R24Owner.self, onDelete: .cascade) var ownerId: Int64? = nil
+}
+
+/// "Due in a week": a default computed at run time.
+final class R24Task: ModelTestRecord {
+    override class var tableName: String { "r24_task" }
+    override class var dateStrategy: DateStrategy? { .compactText }
+    @Column var title = ""
+    @Column var dueAt = Date().addingTimeInterval(7 * 86_400)
+}
+
 @Suite struct Issue24ReviewTests {
     let past = Date(timeIntervalSince1970: 1_000_000_000)
 
@@ -192,17 +212,23 @@ final class R24Note: ModelTestRecord {
     }
 
     // API.md §19: "A default computed at run time … is never frozen into the table's SQL
-    // DEFAULT". RuntimeDefaults only recognises a default that differs between two objects
-    // made a moment apart, or a date within 600 s of now: "today" (start of day) passes neither
-    // test and is frozen, so a row another tool inserts tomorrow gets today's date.
-    // (The same holds, depending on timing, for `Date() + 1 day` with a seconds strategy.)
-    @Test func aStartOfDayDefaultIsFrozenIntoTheTable() throws {
-        let today = Calendar(identifier: .gregorian).startOfDay(for: Date())
-        guard Date().timeIntervalSince(today) > 700 else { return }       // the 600 s window would catch it
+    // DEFAULT". RuntimeDefaults (RuntimeDefaults.swift) only recognises a default whose *encoded*
+    // value differs between two objects made a moment apart, or a date within 600 s of now.
+    // A "due in a week" date under a whole-seconds strategy (.compactText: both objects made in
+    // the same second encode equal) and "today" (start of day) pass neither test and are frozen:
+    // a row another tool inserts later gets the date the table was created.
+    @Test func runTimeDateDefaultsTheHeuristicMissesAreFrozen() throws {
         try withFileModelDB { db in
+            // Early in a second, so that the prototype and the probe object share it.
+            while Date().timeIntervalSince1970.truncatingRemainder(dividingBy: 1) > 0.5 { usleep(5_000) }
+            try R24Task.createTable()
+            let task: String = try db.scalar("SELECT sql FROM sqlite_master WHERE name = 'r24_task'") ?? ""
+            if task.contains("\"dueAt\" TEXT NOT NULL DEFAULT") { Issue.record("due-in-a-week frozen as DEFAULT: \(task)") }
+            let today = Calendar(identifier: .gregorian).startOfDay(for: Date())
+            guard Date().timeIntervalSince(today) > 700 else { return }   // the 600 s window would catch it
             try R24Day.createTable()
-            let sql: String = try db.scalar("SELECT sql FROM sqlite_master WHERE name = 'r24_day'") ?? ""
-            if sql.contains("\"day\" TEXT NOT NULL DEFAULT") { Issue.record("today's date frozen as DEFAULT: \(sql)") }
+            let day: String = try db.scalar("SELECT sql FROM sqlite_master WHERE name = 'r24_day'") ?? ""
+            if day.contains("\"day\" TEXT NOT NULL DEFAULT") { Issue.record("today's date frozen as DEFAULT: \(day)") }
         }
     }
 
@@ -284,6 +310,53 @@ final class R24Note: ModelTestRecord {
             let note = try #require(try R24Note.findAll().first)
             note.body = "b"
             do { try note.save() } catch { Issue.record("the rebuild committed, and now every update fails: \(error)") }
+        }
+    }
+
+    // DocC (Optimistic locking): the check compares "the version the object was loaded (or last
+    // saved) with"; staleObject means the row "changed or vanished since". An object loaded by
+    // `fetch(sql:)` without the lockVersion column (a documented partial load: its changed
+    // columns can be saved) holds the property's default 0, and `versionLoaded` checks that:
+    // once the row is past version 0 every save throws staleObject, although nobody wrote
+    // since it was loaded (expected: the save, or a clear misuse error naming the column).
+    @Test func anObjectLoadedWithoutItsVersionIsAlwaysStale() throws {
+        try withFileModelDB { _ in
+            try R24Post.createTable()
+            let post = R24Post(); post.title = "a"; try post.save()
+            post.title = "b"; try post.save()                                   // version 1
+            let partial = try #require(try R24Post.fetch(sql: "SELECT id, title FROM r24_post").first)
+            partial.title = "c"
+            do {
+                try partial.save()
+            } catch ActiveObjectError.staleObject(let table, let key) {
+                Issue.record("staleObject(\(table), \(key)) for a row nobody changed since it was loaded")
+            } catch ActiveObjectError.misuse {
+            }
+        }
+    }
+
+    // MigrationsAndLegacyFiles.md (Rebuilding a table safely): "`ON DELETE` / `ON UPDATE
+    // CASCADE` work on the rebuilt table". A rebuild recreates the table from the model's DDL
+    // (SchemaDDL: `REFERENCES … ON DELETE …` only), and TableShape.needsRebuild compares only the
+    // parent and ON DELETE: a child table's `ON UPDATE CASCADE` is silently dropped, after which
+    // renumbering a parent no longer carries its children along (the update is refused).
+    @Test func aRebuildDropsTheOnUpdateCascadeOfTheTablesForeignKey() throws {
+        try withFileModelDB { db in
+            try R24Owner.createTable()
+            try db.execute("""
+                CREATE TABLE r24_pet (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '', extra TEXT,
+                ownerId INTEGER REFERENCES r24_owner(id) ON DELETE CASCADE ON UPDATE CASCADE)
+                """)
+            let owner = R24Owner(); owner.name = "o"; try owner.save()
+            try db.execute("INSERT INTO r24_pet (name, ownerId) VALUES ('p', ?)", [owner.id])
+            try R24Pet.migrate(rebuildingTable: true)                     // drops `extra`
+            do {
+                try db.execute("UPDATE r24_owner SET id = 42 WHERE id = ?", [owner.id])
+                let ownerIds: [Int64?] = try db.rows("SELECT ownerId FROM r24_pet").map { try $0["ownerId"] }
+                if ownerIds != [42] { Issue.record("children not carried along: \(ownerIds)") }
+            } catch {
+                Issue.record("ON UPDATE CASCADE lost in the rebuild: \(error)")
+            }
         }
     }
 }
