@@ -12,9 +12,18 @@ extension Database {
     /// without running it; once started, it runs to completion (a write or a transaction is
     /// never left half done: it commits or rolls back as a whole). The result is `sending`:
     /// objects created by `work` become the caller's.
+    ///
+    /// The caller's ``ActiveObject/withoutTimestamps(_:)-(()->R)`` scope goes with the work
+    /// (a task-local value does not reach the queue's thread by itself): the body of an
+    /// `await db.transaction { }` inside the scope saves without stamps.
     func perform<T>(_ lane: Lane, _ work: sending @escaping () throws -> T) async throws -> sending T {
         try Task.checkCancellation()
-        let job = BackgroundJob(database: self, work)
+        let job: BackgroundJob<T>
+        if Timestamps.areSuspended {
+            job = BackgroundJob(database: self) { try ActiveObject.withoutTimestamps(work) }
+        } else {
+            job = BackgroundJob(database: self, work)
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
                 job.continuation = continuation

@@ -198,20 +198,45 @@ extension ActiveObject {
             WritePlan(operation: operation, sql: statement, arguments: arguments, table: table, rowID: rowID ?? id,
                       hasRowID: sql.hasRowID)
         }
-        /// An INSERT (`withID`: the rowid first), stamped.
-        func inserting(_ operation: WritePlan.Operation, _ statement: SharedSQL, withID: Int64? = nil) throws -> WritePlan {
+        // Inside `withoutTimestamps`, an upsert that meets a row writes the creation date the
+        // object holds (an import), not the row's.
+        let upserts = Timestamps.areSuspended ? sql.importingUpserts : nil
+        /// An INSERT (`withID`: the rowid first), stamped. An upsert (or a whole-row save) of a
+        /// model with roles returns the role columns the row holds.
+        func inserting(_ operation: WritePlan.Operation, _ statement: SharedSQL, withID: Int64? = nil,
+                       wholeRow: Bool = false) throws -> WritePlan {
             let stamps = hasRoles ? try insertStamps(schema: schema, values: values, context: context) : RoleStamps()
             stamps.apply(to: &values)
-            var planned = plan(operation, statement, (withID.map { [DatabaseValue.integer($0)] } ?? []) + values)
+            let returns = operation == .upsert || (hasRoles && wholeRow)
+            var planned = plan(returns && hasRoles ? .upsert : operation, statement,
+                               (withID.map { [DatabaseValue.integer($0)] } ?? []) + values, rowID: withID)
             planned.stamps = stamps
-            if operation == .upsert { planned.returnedSlots = sql.upsertReturnedSlots }
+            if returns { planned.returnedSlots = sql.upsertReturnedSlots }
             return planned
         }
         /// An UPDATE of `slots` (not empty) of the row `key` names, stamped and version-checked.
-        func updating(_ slots: [Int], key: [DatabaseValue]) throws -> WritePlan {
+        /// `wholeRow`: the object does not hold its row (an `id` set by hand) — the row keeps
+        /// its creation date and counts one more version, which the object takes back.
+        func updating(_ slots: [Int], key: [DatabaseValue], wholeRow: Bool = false) throws -> WritePlan {
             guard hasRoles else {
                 return plan(.update, sql.updateSQL(slots: slots), slots.map { values[$0] } + key,
                             rowID: rowIDAfterUpdate(slots: slots, values: values, schema: schema, sql: sql))
+            }
+            if wholeRow {
+                var stamps = RoleStamps(context: context)
+                if let slot = schema.roles.updatedAt, !Timestamps.areSuspended {
+                    stamps.set(slot, try Timestamps.now(in: context, table: table, column: schema.columns[slot].name).stored)
+                }
+                stamps.apply(to: &values)
+                let roles = schema.roles
+                let written = slots.filter { $0 != roles.lockVersion && ($0 != roles.createdAt || Timestamps.areSuspended) }
+                let returned = [roles.createdAt, roles.lockVersion].compactMap { $0 }
+                var planned = plan(.update, sql.wholeRowUpdateSQL(slots: written, incrementing: roles.lockVersion, returning: returned),
+                                   written.map { values[$0] } + key,
+                                   rowID: rowIDAfterUpdate(slots: written, values: values, schema: schema, sql: sql))
+                planned.stamps = stamps
+                planned.returnedSlots = returned
+                return planned
             }
             let (stamps, expected) = try updateStamps(schema: schema, changed: slots, values: values, context: context)
             stamps.apply(to: &values)
@@ -232,10 +257,10 @@ extension ActiveObject {
             }
             return try inserting(.insert, sql.insertSQL)
         case .upsert:
-            if isRowIDModel, let id, let upsertWithID = sql.upsertWithIDSQL {
+            if isRowIDModel, let id, let upsertWithID = upserts?.upsertWithID ?? sql.upsertWithIDSQL {
                 return try inserting(.upsert, upsertWithID, withID: id)
             }
-            return try inserting(.upsert, sql.upsertSQL)
+            return try inserting(.upsert, upserts?.upsert ?? sql.upsertSQL)
         case .save:
             if holdsItsRow(schema) {
                 let slots = changedSlots(values, schema: schema, context: context)
@@ -243,7 +268,8 @@ extension ActiveObject {
                 let key = try rowKeyArguments(schema: schema, context: context) ?? []
                 return try updating(slots, key: key)
             }
-            if isRowIDModel, let insertWithID = sql.insertWithIDSQL, let saveWholeRow = sql.saveWholeRowSQL {
+            if isRowIDModel, let insertWithID = sql.insertWithIDSQL,
+               let saveWholeRow = upserts?.saveWholeRow ?? sql.saveWholeRowSQL {
                 guard let id else { return try inserting(.insert, sql.insertSQL) }
                 if recordState == .deleted {
                     // A deleted object puts its row back with the same id. If another row
@@ -252,7 +278,7 @@ extension ActiveObject {
                     return try inserting(.insertWithID, insertWithID, withID: id)
                 }
                 // An id set by hand: the object stands for the whole row with that id.
-                return try inserting(.insertWithID, saveWholeRow, withID: id)
+                return try inserting(.insertWithID, saveWholeRow, withID: id, wholeRow: true)
             }
             // A natural key: a new or deleted object is inserted (a key another row holds is
             // a constraint error).
@@ -261,7 +287,8 @@ extension ActiveObject {
             guard let key = try rowKeyArguments(schema: schema, context: context) else {
                 throw ActiveObjectError.recordNotFound(table: table, id: nil)
             }
-            let slots = holdsItsRow(schema) ? changedSlots(values, schema: schema, context: context) : Array(values.indices)
+            let holdsRow = holdsItsRow(schema)
+            let slots = holdsRow ? changedSlots(values, schema: schema, context: context) : Array(values.indices)
             if slots.isEmpty {
                 // An explicit update() still reports a row that is gone (or, with optimistic
                 // locking, a row that changed since).
@@ -272,7 +299,7 @@ extension ActiveObject {
                 }
                 return plan(.checkExists, sql.existsSQL, key)
             }
-            return try updating(slots, key: key)
+            return try updating(slots, key: key, wholeRow: !holdsRow)
         }
     }
 

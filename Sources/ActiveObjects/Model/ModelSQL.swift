@@ -101,51 +101,80 @@ final class ModelSQL: @unchecked Sendable {
             return LockedSQL(condition: condition, deleteSQL: SharedSQL("DELETE FROM \(table) WHERE \(condition)"),
                              existsSQL: SharedSQL("SELECT 1 FROM \(table) WHERE \(condition)"))
         }
-        // On conflict, an upsert keeps the row's creation date and counts one more version.
-        func assignment(_ slot: Int) -> String? {
-            if slot == roles.createdAt { return nil }
+        // On conflict, an upsert keeps the row's creation date (unless `keepingCreation` is
+        // false: an import inside `withoutTimestamps` writes the date it holds) and counts one
+        // more version.
+        func assignment(_ slot: Int, keepingCreation: Bool) -> String? {
+            if slot == roles.createdAt && keepingCreation { return nil }
             if slot == roles.lockVersion { return "\(names[slot]) = \(table).\(names[slot]) + 1" }
             return "\(names[slot]) = excluded.\(names[slot])"
         }
         upsertReturnedSlots = [roles.createdAt, roles.lockVersion].compactMap { $0 }
         let returnedRoles = upsertReturnedSlots.map { names[$0] }
-        // Upsert never uses REPLACE, which deletes the old row (and cascades).
+        let idExpression = self.idExpression
+        let insertWithIDText = Self.insertSQL(table: table, columns: [idExpression] + names)
+        /// The upserts (plain, with the rowid, and the whole-row save of an id set by hand).
+        func makeUpserts(keepingCreation: Bool) -> Upserts {
+            // Upsert never uses REPLACE, which deletes the old row (and cascades).
+            switch key {
+            case .rowID:
+                let key = idExpression
+                let assignments = names.indices.compactMap { assignment($0, keepingCreation: keepingCreation) }
+                    .joined(separator: ", ")
+                let returning = " RETURNING " + ([key] + returnedRoles).joined(separator: ", ")
+                // Without other columns, a no-op assignment of the key: `DO NOTHING` would
+                // return no row, and the object would not learn the id of the row it met.
+                let set = assignments.isEmpty ? "\(key) = excluded.\(key)" : assignments
+                // The whole-row save returns the role columns too (the object takes them); the
+                // same no-op assignment makes a conflict count as a changed row, so that a row
+                // SQLite ignored (changes() 0) is told apart.
+                return Upserts(upsert: SharedSQL("\(insert) ON CONFLICT DO UPDATE SET \(set)\(returning)"),
+                               upsertWithID: SharedSQL("\(insertWithIDText) ON CONFLICT DO UPDATE SET \(set)\(returning)"),
+                               saveWholeRow: SharedSQL("\(insertWithIDText) ON CONFLICT(\(key)) DO UPDATE SET \(set)"
+                                                       + (returnedRoles.isEmpty ? "" : returning)))
+            case .columns(let slots):
+                let keys = slots.map { names[$0] }.joined(separator: ", ")
+                let assignments = names.indices.filter { !slots.contains($0) }
+                    .compactMap { assignment($0, keepingCreation: keepingCreation) }.joined(separator: ", ")
+                // Every column in the key (a join table): a no-op assignment of the key, so that
+                // `RETURNING` gives the existing row's rowid (`DO NOTHING` returns no row).
+                let firstKey = names[slots[0]]
+                let conflict = "ON CONFLICT(\(keys)) DO UPDATE SET "
+                    + (assignments.isEmpty ? "\(firstKey) = excluded.\(firstKey)" : assignments)
+                let returned = (hasRowID ? ["\"rowid\""] : []) + returnedRoles
+                return Upserts(upsert: SharedSQL("\(insert) \(conflict)"
+                                                 + (returned.isEmpty ? "" : " RETURNING " + returned.joined(separator: ", "))),
+                               upsertWithID: nil, saveWholeRow: nil)
+            }
+        }
+        let upserts = makeUpserts(keepingCreation: true)
+        importingUpserts = roles.createdAt == nil ? nil : makeUpserts(keepingCreation: false)
+        upsertSQL = upserts.upsert
+        upsertWithIDSQL = upserts.upsertWithID
+        saveWholeRowSQL = upserts.saveWholeRow
         switch key {
         case .rowID:
-            let key = idExpression
-            let insertWithID = Self.insertSQL(table: table, columns: [key] + names)
-            let assignments = names.indices.compactMap(assignment).joined(separator: ", ")
-            let returning = " RETURNING " + ([key] + returnedRoles).joined(separator: ", ")
-            // Without other columns, a no-op assignment of the key: `DO NOTHING` would return
-            // no row, and the object would not learn the id of the row it conflicted with.
-            let conflict = "ON CONFLICT DO UPDATE SET " + (assignments.isEmpty ? "\(key) = excluded.\(key)" : assignments)
             findByRowIDSQL = findByKeySQL
-            insertWithIDSQL = SharedSQL(insertWithID)
-            upsertSQL = SharedSQL("\(insert) \(conflict)\(returning)")
-            upsertWithIDSQL = SharedSQL("\(insertWithID) \(conflict)\(returning)")
+            insertWithIDSQL = SharedSQL(insertWithIDText)
             upsertReturnsID = true
-            // Without other columns, the same no-op assignment: the conflict then counts as a
-            // changed row, so that a row SQLite ignored (changes() 0) is told apart.
-            saveWholeRowSQL = SharedSQL(assignments.isEmpty
-                ? "\(insertWithID) ON CONFLICT(\(key)) DO UPDATE SET \(key) = excluded.\(key)"
-                : "\(insertWithID) ON CONFLICT(\(key)) DO UPDATE SET \(assignments)")
-        case .columns(let slots):
-            let keys = slots.map { names[$0] }.joined(separator: ", ")
-            let assignments = names.indices.filter { !slots.contains($0) }.compactMap(assignment).joined(separator: ", ")
-            // Every column in the key (a join table): a no-op assignment of the key, so that
-            // `RETURNING` gives the existing row's rowid (`DO NOTHING` returns no row).
-            let firstKey = names[slots[0]]
-            let conflict = "ON CONFLICT(\(keys)) DO UPDATE SET "
-                + (assignments.isEmpty ? "\(firstKey) = excluded.\(firstKey)" : assignments)
+        case .columns:
             findByRowIDSQL = hasRowID ? SharedSQL("\(selectSQL) WHERE \"rowid\" = ?") : nil
             insertWithIDSQL = nil
-            let returned = (hasRowID ? ["\"rowid\""] : []) + returnedRoles
-            upsertSQL = SharedSQL("\(insert) \(conflict)" + (returned.isEmpty ? "" : " RETURNING " + returned.joined(separator: ", ")))
-            upsertWithIDSQL = nil
             upsertReturnsID = hasRowID
-            saveWholeRowSQL = nil
         }
     }
+
+    /// The upsert statements of one kind (see ``importingUpserts``).
+    struct Upserts: Sendable {
+        let upsert: SharedSQL
+        let upsertWithID: SharedSQL?
+        let saveWholeRow: SharedSQL?
+    }
+
+    /// For a model with a `.createdAt` column: the upserts that write the creation date the
+    /// object holds when they meet a row (inside `withoutTimestamps`: an import keeps its
+    /// dates). Nil for other models.
+    let importingUpserts: Upserts?
 
     private static func insertSQL(table: String, columns: [String]) -> String {
         if columns.isEmpty { return "INSERT INTO \(table) DEFAULT VALUES" }
@@ -184,6 +213,17 @@ final class ModelSQL: @unchecked Sendable {
         let sql = SharedSQL("UPDATE \(quotedTable) SET \(assignments) WHERE \(condition)")
         if updates.count < 256 { updates[shape] = sql }
         return sql
+    }
+
+    /// `UPDATE "t" SET <slots>, "v" = "v" + 1 WHERE <key> RETURNING <returned>`: the whole-row
+    /// update of an object that does not hold its row (an `id` set by hand) of a model with
+    /// role columns — the row keeps its creation date, counts a version, and the object learns
+    /// both (built per call: rare).
+    func wholeRowUpdateSQL(slots: [Int], incrementing version: Int?, returning returned: [Int]) -> SharedSQL {
+        let assignments = slots.map { "\(columnNames[$0]) = ?" }
+            + (version.map { ["\(columnNames[$0]) = \(columnNames[$0]) + 1"] } ?? [])
+        return SharedSQL("UPDATE \(quotedTable) SET \(assignments.joined(separator: ", ")) WHERE \(keyCondition)"
+            + (returned.isEmpty ? "" : " RETURNING " + returned.map { columnNames[$0] }.joined(separator: ", ")))
     }
 
     /// `UPDATE "t" SET <slots> WHERE <key> [AND version] AND <extra>`: the soft delete and the

@@ -108,8 +108,15 @@ extension ActiveObject {
     /// The version the object was loaded (or last saved) with: its `.lockVersion` value, or,
     /// when the user assigned that property since, the value before. Nil without the role, or
     /// for an object that holds no row (nothing to check).
+    /// - Throws: ``ActiveObjectError/misuse(_:)`` for an object loaded without some of its
+    ///   columns (`fetch(sql:)`): the version it was loaded with may not be among them.
     func versionLoaded(schema: ModelSchema, values: [DatabaseValue], context: ValueContext) throws -> DatabaseValue? {
         guard let slot = schema.roles.lockVersion, recordState == .persisted else { return nil }
+        if isPartiallyLoaded {
+            throw ActiveObjectError.misuse(
+                "this \(schema.modelName) was loaded without some of its columns, so the version it was loaded with "
+                    + "(\(schema.columns[slot].name), optimistic locking) is unknown: select every column, or reload() it, before writing it")
+        }
         let accessor = schema.accessors[slot]
         if let original = edits?.original(atOffset: accessor.valueOffset) {
             return try accessor.encodeOriginal(original, context: context)

@@ -89,6 +89,19 @@ struct WritePlan: Sendable {
             try checkInserted(connection)
             guard case .integer(let key)? = returned else { return Outcome(rowID: rowID, changes: 1) }
             return Outcome(rowID: key, changes: 1)
+        case .update where !returnedSlots.isEmpty:
+            // A whole-row update of a model with roles: the row returns its role columns.
+            let row = try connection.withStatement(sql, arguments) { statement -> [DatabaseValue]? in
+                guard try statement.step() else { return nil }
+                let values = (0..<statement.columnCount).map { statement.value(at: $0) }
+                while try statement.step() {}
+                return values
+            }
+            guard let row else {
+                try reportNoChange(on: connection)
+                return Outcome(rowID: rowID, changes: 0)
+            }
+            return Outcome(rowID: rowID, changes: 1, returned: row)
         case .update, .delete, .markRow:
             try connection.execute(sql, arguments)
             let changes = connection.lastChanges

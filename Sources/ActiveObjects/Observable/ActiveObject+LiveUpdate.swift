@@ -12,15 +12,22 @@ extension ActiveObject {
     /// relations `loaded` preloaded (`including`) replace this object's, and whoever read them
     /// in a tracking scope is told.
     ///
+    /// With optimistic locking (a `.lockVersion` column), an object with unsaved edits keeps
+    /// the version it was loaded with: its edits were made on the older row, so saving them
+    /// must throw ``ActiveObjectError/staleObject(table:key:)`` rather than silently overwrite
+    /// the newer one.
+    ///
     /// - Returns: whether any value of the row changed (a column, or the row behind an edit).
     final func absorbRow(of loaded: ActiveObject, schema: ModelSchema, relations: Bool) -> Bool {
         var changedOffsets: [Int] = []
         var originalsChanged = false
         var edits = self.edits
+        let keptVersion = edits?.isEmpty == false ? schema.roles.lockVersion.map { schema.accessors[$0].valueOffset } : nil
         withUnsafeObjectPointer { base in
             loaded.withUnsafeObjectPointer { source in
                 for accessor in schema.accessors {
                     let offset = accessor.valueOffset
+                    if offset == keptVersion { continue }
                     if var pending = edits, let original = pending.original(atOffset: offset) {
                         // The user's unsaved value stays; the row's new value is what it changes.
                         let rowValue = accessor.value(from: source)
