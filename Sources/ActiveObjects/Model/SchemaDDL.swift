@@ -29,12 +29,20 @@ struct SchemaDDL {
     ///   - columnNames: names to give some slots' columns instead of the model's (a rebuild
     ///     creates a renamed column under its old name and renames it afterwards, so that the
     ///     indexes and triggers it recreates still name it). Indexes always use the model's.
+    ///   - autoIncrement: the key is `AUTOINCREMENT` — the rowid column, or a single declared
+    ///     `INTEGER` key column (the rowid's alias), which then carries `PRIMARY KEY
+    ///     AUTOINCREMENT` itself (a table constraint cannot).
+    ///   - keptDefaults: by slot, a `DEFAULT` expression of the table a rebuild keeps
+    ///     (`CURRENT_TIMESTAMP`), instead of the model's default or none.
+    ///   - onUpdate: by slot, the `ON UPDATE` action a rebuild keeps for a foreign key (the
+    ///     model declares `ON DELETE` only).
     /// - Throws: ``ActiveObjectError/invalidValue(table:column:reason:)`` for a default that
     ///   cannot be written; ``ActiveObjectError/invalidModel(model:reason:)`` for a model
     ///   with no column and no key, or a foreign key to a model without a single key column.
     init(schema: ModelSchema, context: ValueContext, textEncoding: SQLLiteral.TextEncoding = .utf8,
          tableName: String? = nil, autoIncrement: Bool = false,
-         runtimeDefaults: Set<Int> = [], columnNames: [Int: String] = [:]) throws {
+         runtimeDefaults: Set<Int> = [], columnNames: [Int: String] = [:],
+         keptDefaults: [Int: String] = [:], onUpdate: [Int: String] = [:]) throws {
         let defaults = try schema.defaultValues(context: context)
         var definitions: [String] = []
         var indexes: [Index] = []
@@ -58,6 +66,11 @@ struct SchemaDDL {
             // time: the moment the table was created is no default for rows written later.
             if keySlots.contains(slot) {
                 fills.append((try? SQLLiteral.render(defaults[slot], textEncoding: textEncoding)) ?? "NULL")
+            } else if let kept = keptDefaults[slot] {
+                // An expression SQLite evaluates per insert: not frozen, and other tools' inserts
+                // rely on it.
+                definition += " DEFAULT \(kept)"
+                fills.append(runtimeDefaults.contains(slot) && column.isNullable ? "NULL" : try literal(defaults[slot], column: column.name))
             } else if runtimeDefaults.contains(slot) {
                 fills.append(column.isNullable ? "NULL" : try literal(defaults[slot], column: column.name))
             } else {
@@ -68,6 +81,7 @@ struct SchemaDDL {
             if let parent = column.options.references {
                 definition += " REFERENCES \(try Self.referencedColumn(of: parent, from: schema, column: column.name))"
                 definition += " ON DELETE \(column.options.onDelete.rawValue)"
+                if let action = onUpdate[slot] { definition += " ON UPDATE \(action)" }
             }
             definitions.append(definition)
             let bare = "\(schema.tableName)_\(column.name)"
@@ -92,8 +106,12 @@ struct SchemaDDL {
         case .rowID:
             all.insert("\(schema.quotedPrimaryKey) INTEGER PRIMARY KEY" + (autoIncrement ? " AUTOINCREMENT" : ""), at: 0)
         case .columns(let slots):
-            let names = slots.map { columnNames[$0].map(SQLIdentifier.quote) ?? schema.columns[$0].quotedName }
-            all.append("PRIMARY KEY (\(names.joined(separator: ", ")))")
+            if autoIncrement, let slot = Self.rowIDAliasSlot(of: schema, dateStrategy: context.dateStrategy), slots == [slot] {
+                all[slot] += " PRIMARY KEY AUTOINCREMENT"
+            } else {
+                let names = slots.map { columnNames[$0].map(SQLIdentifier.quote) ?? schema.columns[$0].quotedName }
+                all.append("PRIMARY KEY (\(names.joined(separator: ", ")))")
+            }
             if schema.declaresWithoutRowID { options = " WITHOUT ROWID" }
         }
         if all.isEmpty {
@@ -101,6 +119,15 @@ struct SchemaDDL {
         }
         let table = tableName.map(SQLIdentifier.quote) ?? schema.quotedTable
         createTableSQL = "CREATE TABLE IF NOT EXISTS \(table) (\(all.joined(separator: ", ")))\(options)"
+    }
+
+    /// The slot of the model's key column when the model's table makes it the rowid's alias:
+    /// one declared `INTEGER` key column, in a table with rowids (`primaryKey = "contactid"`
+    /// with `@Column var contactid: Int64?`). Nil otherwise.
+    static func rowIDAliasSlot(of schema: ModelSchema, dateStrategy: DateStrategy) -> Int? {
+        guard case .columns(let slots) = schema.key, slots.count == 1, !schema.declaresWithoutRowID,
+              schema.columns[slots[0]].columnType(dateStrategy: dateStrategy) == .integer else { return nil }
+        return slots[0]
     }
 
     /// The names of the table's columns in the order `createTableSQL` declares them, under the

@@ -220,22 +220,38 @@ struct SchemaPlanner {
         for (slot, column) in schema.columns.enumerated() where shape.column(named: column.name) == nil {
             if let old = matched[slot] { renamed[slot] = old.name }
         }
+        // AUTOINCREMENT (ids of deleted rows never reused) stays, for the rowid column or a
+        // declared INTEGER key column that is the rowid's alias (`contactid`).
         var autoIncrement = false
-        if case .rowID(_, isHidden: false) = schema.key { autoIncrement = shape.isAutoIncrement }
+        if shape.isAutoIncrement {
+            if case .rowID(_, isHidden: false) = schema.key { autoIncrement = true }
+            if SchemaDDL.rowIDAliasSlot(of: schema, dateStrategy: context.dateStrategy) != nil { autoIncrement = true }
+        }
         let ddl = try SchemaDDL(schema: schema, context: context, textEncoding: encoding, tableName: temporary,
-                                autoIncrement: autoIncrement, runtimeDefaults: runtime, columnNames: renamed)
+                                autoIncrement: autoIncrement, runtimeDefaults: runtime, columnNames: renamed,
+                                keptDefaults: keptDefaults(matched: matched, runtime: runtime),
+                                onUpdate: keptOnUpdateActions(shape: shape, matched: matched))
         var plan = SchemaPlan()
         var names = try objectNames()
         if names.contains(temporary.lowercased()) { plan.append("DROP TABLE \(quotedTemporary)") }
         plan.append(ddl.createTableSQL)
 
         // The copy, and the validation read of the same values. Rowids are carried over
-        // whenever both tables have them.
-        let keepsRowIDs = shape.hasRowID && !schema.declaresWithoutRowID
+        // whenever both tables have them. The model's rowid column takes the values of the
+        // table's column of that name when that one is a real column, not the rowid's alias
+        // (`id INT PRIMARY KEY`, or a WITHOUT ROWID table's `id`): its values are the ids.
+        var keepsRowIDs = shape.hasRowID && !schema.declaresWithoutRowID
         let idName = schema.keySlots.isEmpty ? schema.quotedPrimaryKey : "\"rowid\""
+        var idSource = "rowid"
+        if case .rowID(let name, isHidden: false) = schema.key, !schema.declaresWithoutRowID,
+           let stored = shape.column(named: name),
+           !(shape.keyIsRowIDAlias && shape.keyColumns.first?.lowercased() == stored.name.lowercased()) {
+            idSource = SQLIdentifier.quote(stored.name)
+            keepsRowIDs = true
+        }
         var targets: [String] = keepsRowIDs ? [idName] : []
-        var sources: [String] = keepsRowIDs ? ["rowid"] : []
-        var checks: [String] = shape.hasRowID ? ["rowid AS \(idName)"] : []
+        var sources: [String] = keepsRowIDs ? [idSource] : []
+        var checks: [String] = shape.hasRowID || idSource != "rowid" ? ["\(idSource) AS \(idName)"] : []
         var retyped: [String] = keepsRowIDs ? ["rowid AS \(idName)"] : []
         for (slot, column) in schema.columns.enumerated() {
             let source = matched[slot].map { SQLIdentifier.quote($0.name) } ?? ddl.fillLiterals[slot]
@@ -321,6 +337,35 @@ struct SchemaPlanner {
                 ? "SELECT \(retyped.joined(separator: ", ")) FROM \(quotedTemporary)" : nil,
             checkedTables: [schema.tableName] + referencing)
         return plan
+    }
+
+    /// By slot, the `DEFAULT` expressions (`CURRENT_TIMESTAMP`) of the table's columns that a
+    /// rebuild keeps: those of columns whose default the model computes at run time, or that
+    /// have the role `.createdAt` or `.updatedAt`. SQLite evaluates such a default for each
+    /// insert: nothing frozen, and other tools' inserts rely on it.
+    private func keptDefaults(matched: [TableShape.ColumnInfo?], runtime: Set<Int>) -> [Int: String] {
+        let keySlots = Set(schema.keySlots)
+        var kept: [Int: String] = [:]
+        for (slot, column) in schema.columns.enumerated() where !keySlots.contains(slot) {
+            guard let expression = matched[slot]?.expressionDefault else { continue }
+            let role = column.options.role
+            if runtime.contains(slot) || role == .createdAt || role == .updatedAt { kept[slot] = expression }
+        }
+        return kept
+    }
+
+    /// By slot, the `ON UPDATE` action (other than `NO ACTION`) of the table's foreign key from
+    /// a column the model still declares a foreign key from, to the same parent table: a
+    /// rebuild keeps it (the model declares only `ON DELETE`).
+    private func keptOnUpdateActions(shape: TableShape, matched: [TableShape.ColumnInfo?]) -> [Int: String] {
+        var kept: [Int: String] = [:]
+        for (slot, column) in schema.columns.enumerated() {
+            guard let parent = column.options.references, let current = matched[slot],
+                  let key = shape.foreignKeys.first(where: { $0.from.lowercased() == current.name.lowercased() }),
+                  key.table.lowercased() == parent.tableName.lowercased(), key.onUpdate != "NO ACTION" else { continue }
+            kept[slot] = key.onUpdate
+        }
+        return kept
     }
 
     /// The names of every table, index, view and trigger of the main schema, lowercased.

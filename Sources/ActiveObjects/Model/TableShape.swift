@@ -10,6 +10,38 @@ struct TableShape {
 
         /// Whether the column has a `DEFAULT` other than NULL.
         var hasDefault: Bool { defaultSQL.map { $0.uppercased() != "NULL" } ?? false }
+
+        /// Whether the column has a literal `DEFAULT` other than NULL (`'x'`, `-1`, `X'00'`,
+        /// `TRUE`): one value for every row, frozen when the table was created.
+        var hasFrozenDefault: Bool { hasDefault && expressionDefault == nil }
+
+        /// The column's `DEFAULT` when it is an expression SQLite evaluates for each insert
+        /// (`CURRENT_TIMESTAMP`, `(datetime('now'))`, any parenthesized expression), written
+        /// so that it can follow `DEFAULT` in a column definition; nil for a literal or none.
+        var expressionDefault: String? {
+            guard let written = defaultSQL else { return nil }
+            let sql = String(written.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+            guard !sql.isEmpty else { return nil }
+            if Self.isLiteral(sql) { return nil }
+            switch sql.uppercased() {
+            case "CURRENT_TIMESTAMP", "CURRENT_DATE", "CURRENT_TIME": return sql
+            default: return sql.hasPrefix("(") ? sql : "(\(sql))"
+            }
+        }
+
+        /// A literal as `PRAGMA table_info` reports a `DEFAULT`: a string, blob, number
+        /// (signed), NULL, TRUE or FALSE (and SQLite's double-quoted string fallback).
+        private static func isLiteral(_ sql: String) -> Bool {
+            var text = Substring(sql)
+            if text.hasPrefix("'") || text.hasPrefix("\"") { return true }
+            let upper = text.uppercased()
+            if ["NULL", "TRUE", "FALSE"].contains(upper) { return true }
+            if upper.hasPrefix("X'") { return true }
+            while let first = text.first, first == "+" || first == "-" { text = text.dropFirst() }
+            guard let first = text.first, first.isNumber || first == "." else { return false }
+            // 12, 1.5, 1e3, 0x1F: nothing but a number's characters.
+            return text.allSatisfy { $0.isLetter || $0.isNumber || $0 == "." || $0 == "+" || $0 == "-" }
+        }
     }
     struct SchemaObject {
         let type: String
@@ -22,8 +54,8 @@ struct TableShape {
     /// The table's name as the file spells it (nil when there is no such table).
     let storedName: String?
     let columns: [ColumnInfo]
-    /// (from column, parent table, on delete) for each foreign key.
-    let foreignKeys: [(from: String, table: String, onDelete: String)]
+    /// (from column, parent table, on delete, on update) for each foreign key.
+    let foreignKeys: [(from: String, table: String, onDelete: String, onUpdate: String)]
     let indexesAndTriggers: [SchemaObject]
     /// The columns of each `UNIQUE` table constraint (automatic indexes, which have no SQL).
     let uniqueConstraints: [[String]]
@@ -34,6 +66,10 @@ struct TableShape {
     let keyColumns: [String]
     /// False for a `WITHOUT ROWID` table.
     let hasRowID: Bool
+    /// Whether the primary key is one column that is the rowid's alias (`INTEGER PRIMARY KEY`):
+    /// false for `id INT PRIMARY KEY` and the like, a real column with its own values, which
+    /// SQLite backs by an automatic index.
+    let keyIsRowIDAlias: Bool
 
     /// - Throws: ``DatabaseError`` from SQLite.
     init(_ connection: Connection, table: String) throws {
@@ -51,7 +87,8 @@ struct TableShape {
         let layout = try connection.rows("SELECT wr FROM pragma_table_list WHERE name = ? AND schema = 'main'", [.text(table)])
         hasRowID = try layout.first.map { try $0["wr"] as Int == 0 } ?? true
         foreignKeys = try connection.rows("PRAGMA foreign_key_list(\(quoted))").map { row in
-            (from: try row["from"], table: try row["table"], onDelete: (try row["on_delete"] as String).uppercased())
+            (from: try row["from"], table: try row["table"], onDelete: (try row["on_delete"] as String).uppercased(),
+             onUpdate: (try row["on_update"] as String).uppercased())
         }
         indexesAndTriggers = try connection.rows(
             "SELECT type, name, sql FROM sqlite_master WHERE tbl_name = ? COLLATE NOCASE AND type IN ('index', 'trigger') AND sql IS NOT NULL ORDER BY rowid",
@@ -69,7 +106,10 @@ struct TableShape {
         storedName = try tableRow?["name"]
         let tableSQL: String? = try tableRow?["sql"]
         isAutoIncrement = tableSQL?.uppercased().contains("AUTOINCREMENT") ?? false
-        uniqueConstraints = try connection.rows("PRAGMA index_list(\(quoted))").compactMap { row in
+        let indexList = try connection.rows("PRAGMA index_list(\(quoted))")
+        let keyHasIndex = try indexList.contains { try $0["origin"] as String == "pk" }
+        keyIsRowIDAlias = hasRowID && keyColumns.count == 1 && !keyHasIndex
+        uniqueConstraints = try indexList.compactMap { row in
             guard try row["origin"] as String == "u" else { return nil }
             let name: String = try row["name"]
             return try connection.rows("PRAGMA index_info(\(SQLIdentifier.quote(name)))").map { try $0["name"] as String }
@@ -94,8 +134,9 @@ struct TableShape {
 
     /// True when ALTER TABLE cannot bring the table to the model: a column the model no longer
     /// declares, a different declared type or nullability, a foreign key to add or change, a
-    /// different primary key, `WITHOUT ROWID` declared and missing; a column whose default is
-    /// computed at run time (`runtimeDefaults`, by slot) that has a frozen `DEFAULT`, or that
+    /// different primary key, `WITHOUT ROWID` declared and missing (a foreign key's `ON UPDATE`
+    /// alone is no difference: the model cannot declare one, and a rebuild keeps it); a column whose default is
+    /// computed at run time (`runtimeDefaults`, by slot) that has a frozen (literal) `DEFAULT`, or that
     /// is missing and `NOT NULL` (`ADD COLUMN` refuses `NOT NULL` without a default).
     ///
     /// `defaults` are the columns' encoded defaults, by slot, when `ALTER TABLE ADD COLUMN`
@@ -128,7 +169,9 @@ struct TableShape {
             }
             if current.type != column.columnType(dateStrategy: dateStrategy).rawValue { return true }
             if current.notNull != !column.isNullable { return true }
-            if runtimeDefaults.contains(slot) && current.hasDefault { return true }
+            // Only a literal DEFAULT is frozen: an expression (CURRENT_TIMESTAMP) is computed
+            // for each insert, and a rebuild keeps it (see SchemaPlanner.keptDefaults).
+            if runtimeDefaults.contains(slot) && current.hasFrozenDefault { return true }
             let declared = column.options.references.map { ($0.tableName.lowercased(), column.options.onDelete.rawValue) }
             let actual = foreignKeys.first { $0.from.lowercased() == current.name.lowercased() }
                 .map { ($0.table.lowercased(), $0.onDelete) }
