@@ -34,8 +34,10 @@ extension ActiveRecord where Self: ActiveObject {
     /// 4. recreate the old indexes (those whose columns still exist) and triggers, the old
     ///    table's `UNIQUE` constraints as unique indexes; rename the columns declared
     ///    `renamedFrom:`; create the model's declared indexes;
-    /// 5. check that each view mentioning the table that worked before still works, run
-    ///    `PRAGMA foreign_key_check` on the table and the tables that reference it, then commit.
+    /// 5. check that each view mentioning the table that worked before still works, and that
+    ///    the table's triggers still compile (an `INSERT`, an `UPDATE` of every column and a
+    ///    `DELETE` that fire them are prepared, never run), run `PRAGMA foreign_key_check` on
+    ///    the table and the tables that reference it, then commit.
     ///
     /// No row is ever lost silently: the rebuild either copies every row or changes nothing.
     /// Columns the model no longer declares are dropped. When the table needs no rebuild, it
@@ -43,7 +45,8 @@ extension ActiveRecord where Self: ActiveObject {
     /// statements it would execute.
     ///
     /// - Throws: ``ActiveObjectError/invalidModel(model:reason:)`` when the class cannot be
-    ///   mapped, or when the rebuild would break a view that mentions the table;
+    ///   mapped, or when the rebuild would break a view that mentions the table or one of the
+    ///   table's triggers (the message names it);
     ///   ``ActiveObjectError/typeMismatch(table:column:rowID:expected:found:)`` for a row
     ///   the model cannot read; ``ActiveObjectError/invalidValue(table:column:reason:)`` for a
     ///   default that cannot be written; ``DatabaseError`` from SQLite (a failing

@@ -55,10 +55,12 @@ enum SchemaChange {
     /// Executes a rebuild's plan with foreign-key enforcement off (so that dropping the old
     /// table deletes no child row, also inside the caller's transaction), around it the checks:
     /// every row read through the model first; the copy's row count; the views that mention the
-    /// table and worked before still work; `foreign_key_check` of the table and its children.
+    /// table and worked before still work, and so do its triggers (statements that fire them
+    /// are prepared, not run); `foreign_key_check` of the table and its children.
     private static func execute(_ plan: SchemaPlan, rebuild: SchemaPlan.Rebuild, schema: ModelSchema,
                                 context: ValueContext, connection: Connection) throws {
         let views = try workingViews(mentioning: rebuild.table, on: connection)
+        let triggerEvents = try compilingTriggerEvents(of: rebuild.table, on: connection)
         try validate(rebuild.validationSQL, schema: schema, context: context, connection: connection)
         try connection.withoutForeignKeyEnforcement {
             for step in plan.steps {
@@ -93,8 +95,71 @@ enum SchemaChange {
                             + "drop or change the view first (in a migration step), or keep the columns it uses")
                 }
             }
+            try checkTriggers(of: rebuild.table, events: triggerEvents, schema: schema, on: connection)
             try ForeignKeys.check(connection, tables: rebuild.checkedTables)
         }
+    }
+
+    /// Statements that fire every trigger of `table` — an `INSERT`, an `UPDATE` of every
+    /// column (so that every `UPDATE OF` trigger is coded), a `DELETE`, each matching no row —
+    /// written for the table's columns as they are now. SQLite codes a statement's trigger
+    /// programs when it prepares the statement, so a trigger naming a column the table lacks
+    /// fails the prepare ("no such column"); they are only prepared, never run.
+    private static func triggerProbes(of table: String, on connection: Connection) throws -> [(event: String, sql: String)] {
+        let quoted = SQLIdentifier.quote(table)
+        let columns = try connection.rows("PRAGMA table_info(\(quoted))").map { SQLIdentifier.quote(try $0["name"] as String) }
+        guard !columns.isEmpty else { return [] }
+        let list = columns.joined(separator: ", ")
+        return [
+            ("INSERT", "INSERT INTO \(quoted) (\(list)) SELECT \(list) FROM \(quoted) WHERE 0"),
+            ("UPDATE", "UPDATE \(quoted) SET \(columns.map { "\($0) = \($0)" }.joined(separator: ", ")) WHERE 0"),
+            ("DELETE", "DELETE FROM \(quoted) WHERE 0"),
+        ]
+    }
+
+    /// The events (`INSERT`, `UPDATE`, `DELETE`) whose triggers on `table` compile now: a
+    /// trigger broken already is not the rebuild's doing.
+    private static func compilingTriggerEvents(of table: String, on connection: Connection) throws -> Set<String> {
+        Set(try triggerProbes(of: table, on: connection).filter { (try? connection.prepare($0.sql).finalize()) != nil }.map(\.event))
+    }
+
+    /// Throws ``ActiveObjectError/invalidModel(model:reason:)`` naming the trigger when the
+    /// triggers of an event in `events` no longer compile on the rebuilt table.
+    private static func checkTriggers(of table: String, events: Set<String>, schema: ModelSchema,
+                                      on connection: Connection) throws {
+        let triggers = try connection.rows(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE AND sql IS NOT NULL",
+            [.text(table)]).map { (name: try $0["name"] as String, sql: try $0["sql"] as String) }
+        guard !triggers.isEmpty else { return }
+        for probe in try triggerProbes(of: table, on: connection) where events.contains(probe.event) {
+            do {
+                try connection.prepare(probe.sql).finalize()
+            } catch let error as DatabaseError {
+                let named = triggers.filter { firesOn(probe.event, triggerSQL: $0.sql) }.map(\.name)
+                let culprits = (named.isEmpty ? triggers.map(\.name) : named).joined(separator: ", ")
+                throw ActiveObjectError.invalidModel(
+                    model: schema.modelName,
+                    reason: "rebuilding \(table) would break the trigger \(culprits) (\(error.message)); nothing was changed: "
+                        + "drop or change the trigger first (in a migration step), or keep the columns it uses")
+            }
+        }
+    }
+
+    /// Whether a trigger's SQL names `event` (`DELETE`, `INSERT`, `UPDATE`) before `ON`: a
+    /// reading good enough to name the trigger in an error.
+    private static func firesOn(_ event: String, triggerSQL: String) -> Bool {
+        var words: [String] = []
+        var word = ""
+        for character in triggerSQL.uppercased() {
+            if character.isLetter || character.isNumber || character == "_" {
+                word.append(character)
+            } else if !word.isEmpty {
+                if word == "ON" { break }
+                words.append(word)
+                word = ""
+            }
+        }
+        return words.contains(event)
     }
 
     /// Reads every row `sql` selects through the model, writing nothing: throws
