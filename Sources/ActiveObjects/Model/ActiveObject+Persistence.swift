@@ -200,7 +200,7 @@ extension ActiveObject {
         }
         // Inside `withoutTimestamps`, an upsert that meets a row writes the creation date the
         // object holds (an import), not the row's.
-        let upserts = Timestamps.areSuspended ? sql.importingUpserts : nil
+        let upserts = sql.importingUpserts != nil && Timestamps.areSuspended ? sql.importingUpserts : nil
         /// An INSERT (`withID`: the rowid first), stamped. An upsert (or a whole-row save) of a
         /// model with roles returns the role columns the row holds.
         func inserting(_ operation: WritePlan.Operation, _ statement: SharedSQL, withID: Int64? = nil,
