@@ -81,6 +81,8 @@ enum CriteriaValue: Sendable {
 indirect enum PredicateNode: Sendable {
     case compare(ColumnKey, String, any ColumnValue)
     case like(ColumnKey, String)
+    /// `column LIKE pattern ESCAPE '\'`: a pattern made from literal text (see ``LikePattern``).
+    case likeLiteral(ColumnKey, String)
     case inList(ColumnKey, [any ColumnValue])
     case isNull(ColumnKey, Bool)
     case and(PredicateNode, PredicateNode)
@@ -101,7 +103,7 @@ indirect enum PredicateNode: Sendable {
     /// Live results re-read only the rows a commit changed under such filters.
     var isRowLocal: Bool {
         switch self {
-        case .compare, .like, .inList, .isNull, .criteria, .failure:
+        case .compare, .like, .likeLiteral, .inList, .isNull, .criteria, .failure:
             return true
         case .and(let left, let right), .or(let left, let right):
             return left.isRowLocal && right.isRowLocal
@@ -214,6 +216,10 @@ struct PredicateRenderer {
             let column = try column(key)
             arguments.append(.text(pattern))
             return "\(column) LIKE ?"
+        case let .likeLiteral(key, pattern):
+            let column = try column(key)
+            arguments.append(.text(pattern))
+            return "\(column) LIKE ? ESCAPE '\\'"
         case let .inList(key, values):
             let column = try column(key)
             return try renderIn(column: column, values: values)
@@ -405,10 +411,34 @@ public struct ColumnOperator<Value: ColumnValue>: Sendable {
     public static func greaterOrEqual(_ value: Value) -> Self { Self { .compare($0, ">=", value) } }
     /// `column LIKE pattern` (`%` any run, `_` one character; ASCII case-insensitive).
     public static func like(_ pattern: String) -> Self { Self { .like($0, pattern) } }
+    /// The column's text contains `text`, as it is: `%`, `_` and `\` in `text` match themselves
+    /// (`.contains("50%_off")` is no wildcard), ASCII letters in either case, like `LIKE`.
+    public static func contains(_ text: String) -> Self { Self { .likeLiteral($0, LikePattern.anywhere(text)) } }
+    /// The column's text starts with `text`, taken literally (see ``contains(_:)``).
+    public static func hasPrefix(_ text: String) -> Self { Self { .likeLiteral($0, LikePattern.escaped(text) + "%") } }
+    /// The column's text ends with `text`, taken literally (see ``contains(_:)``).
+    public static func hasSuffix(_ text: String) -> Self { Self { .likeLiteral($0, "%" + LikePattern.escaped(text)) } }
     /// `column IN (values)`; an empty list matches nothing; long lists are bound as one JSON array.
     public static func `in`(_ values: [Value]) -> Self { Self { .inList($0, values) } }
     /// `column IS NULL`.
     public static var isNull: Self { Self { .isNull($0, true) } }
     /// `column IS NOT NULL`.
     public static var notNull: Self { Self { .isNull($0, false) } }
+}
+
+/// `LIKE` patterns made from literal text, with `\` as the escape character.
+enum LikePattern {
+    /// `text` with `\`, `%` and `_` escaped: each matches itself.
+    static func escaped(_ text: String) -> String {
+        var pattern = ""
+        pattern.reserveCapacity(text.utf8.count)
+        for character in text {
+            if character == "\\" || character == "%" || character == "_" { pattern.append("\\") }
+            pattern.append(character)
+        }
+        return pattern
+    }
+
+    /// `%text%`, `text` escaped.
+    static func anywhere(_ text: String) -> String { "%" + escaped(text) + "%" }
 }
