@@ -91,12 +91,7 @@ struct WritePlan: Sendable {
             return Outcome(rowID: key, changes: 1)
         case .update where !returnedSlots.isEmpty:
             // A whole-row update of a model with roles: the row returns its role columns.
-            let row = try connection.withStatement(sql, arguments) { statement -> [DatabaseValue]? in
-                guard try statement.step() else { return nil }
-                let values = (0..<statement.columnCount).map { statement.value(at: $0) }
-                while try statement.step() {}
-                return values
-            }
+            let row = try connection.firstRowValues(sql, arguments)
             guard let row else {
                 try reportNoChange(on: connection)
                 return Outcome(rowID: rowID, changes: 0)
@@ -137,12 +132,7 @@ struct WritePlan: Sendable {
     /// table has one) and the role columns the row holds (a conflict kept its creation date
     /// and counted a version).
     private func upsertReturningRoles(on connection: Connection) throws -> Outcome {
-        let row = try connection.withStatement(sql, arguments) { statement -> [DatabaseValue]? in
-            guard try statement.step() else { return nil }
-            let values = (0..<statement.columnCount).map { statement.value(at: $0) }
-            while try statement.step() {}
-            return values
-        }
+        let row = try connection.firstRowValues(sql, arguments)
         try checkInserted(connection)
         guard let row else { return Outcome(rowID: rowID, changes: 1) }
         let roleValues = Array(row.suffix(returnedSlots.count))

@@ -120,6 +120,17 @@ extension Connection {
         }
     }
 
+    /// Every column of the first row, or nil when there is no row; the statement runs to its
+    /// end (a write with `RETURNING` completes).
+    func firstRowValues<Source: StatementSource>(_ sql: Source, _ arguments: [DatabaseValue] = []) throws -> [DatabaseValue]? {
+        try withStatement(sql, arguments) { statement in
+            guard try statement.step() else { return nil }
+            let values = (0..<statement.columnCount).map { statement.value(at: $0) }
+            while try statement.step() {}
+            return values
+        }
+    }
+
     /// Every row of a statement, materialized.
     func rows(_ statement: Statement) throws -> [Row] {
         // Read the columns after the first step: a cached `SELECT *` is re-prepared by
