@@ -6,10 +6,11 @@ extension Database {
         let key = table.lowercased()
         if let known = tableLayouts.withLock({ $0[key] }) { return known }
         let found: Bool? = withFreeConnection { connection in
-            let rows = try connection.rows("SELECT wr FROM pragma_table_list WHERE name = ? COLLATE NOCASE AND schema = 'main'",
+            let rows = try connection.rows("SELECT wr, type FROM pragma_table_list WHERE name = ? COLLATE NOCASE AND schema = 'main'",
                                            [.text(table)])
             guard let row = rows.first else { return nil }
-            return try row[0] as Int == 0
+            // A view has no rowid (SQLite gives NULL for it, or refuses the name).
+            return try row[0] as Int == 0 && row[1] as String != "view"
         }
         guard let found else { return true }
         tableLayouts.withLock { $0[key] = found }
@@ -39,6 +40,27 @@ extension Database {
             // `INTEGER PRIMARY KEY DESC` is not an alias: its key has an index, like any other.
             let keyIndexes = try connection.rows("SELECT 1 FROM pragma_index_list(?) WHERE origin = 'pk'", [.text(table)])
             return keyIndexes.isEmpty
+        }
+        guard let found else { return false }
+        tableLayouts.withLock { $0[key] = found }
+        return found
+    }
+
+    /// Whether `name` is a view that has no column `column` (a read-only rowid model's key):
+    /// its objects then have no ``ActiveObject/id``. Learned once per view and column (in the
+    /// same memory as ``tableHasRowID(_:)``); false for tables, and for a name that does not
+    /// exist yet (looked up again next time).
+    func isViewWithoutColumn(_ name: String, _ column: String) -> Bool {
+        let key = "\u{0}view\u{0}\(name.lowercased())\u{0}\(column.lowercased())"
+        if let known = tableLayouts.withLock({ $0[key] }) { return known }
+        let found: Bool? = withFreeConnection { connection in
+            let rows = try connection.rows("SELECT type FROM pragma_table_list WHERE name = ? COLLATE NOCASE AND schema = 'main'",
+                                           [.text(name)])
+            guard let row = rows.first else { return nil }
+            guard try row[0] as String == "view" else { return false }
+            let columns = try connection.rows("SELECT 1 FROM pragma_table_info(?) WHERE name = ? COLLATE NOCASE",
+                                              [.text(name), .text(column)])
+            return columns.isEmpty
         }
         guard let found else { return false }
         tableLayouts.withLock { $0[key] = found }

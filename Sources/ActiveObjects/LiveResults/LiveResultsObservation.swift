@@ -286,7 +286,7 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
         let compiled = try query.compile()
         let schema = compiled.schema
         rowLocal = mayReadChangedRows(compiled)
-        let sql = "\(compiled.selectKeyword) \(Self.columns(of: compiled)) FROM \(schema.quotedTable)\(compiled.tail)"
+        let sql = "\(compiled.selectKeyword) \(Self.columns(of: compiled)) FROM \(compiled.source)\(compiled.tail)"
         var position = 0                       // in `keys`, while the rows stay in place
         var inPlace: [(position: Int, hashes: RowHashes)] = []   // applied once the read succeeded
         var rebuilt: (keys: [RowKey], hashes: [RowHashes])?
@@ -350,7 +350,7 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
         // soft-deleted by an UPDATE is not found and leaves; a row restored enters (the keys
         // are read, as for any row entering).
         let filter = compiled.conditions.isEmpty ? "" : "(\(compiled.conditions)) AND "
-        let sql = "SELECT \(Self.columns(of: compiled)) FROM \(schema.quotedTable) "
+        let sql = "SELECT \(Self.columns(of: compiled)) FROM \(compiled.source) "
             + "WHERE \(filter)\(compiled.sql.idExpression) IN (SELECT value FROM json_each(?))"
         let list = "[" + changed.map(String.init).joined(separator: ",") + "]"
         var found: [RowKey: (RowHashes, ActiveObject?)] = [:]
@@ -410,11 +410,13 @@ final class LiveResultsObservation<Model: ActiveObject>: LiveObservation, @unche
     /// Whether commits of this database may be followed by reading the changed rows alone: the
     /// model's table is a rowid table whose key is the rowid, and every filter depends on the
     /// row alone (no subquery, no `joining`: those depend on other rows, which may change while
-    /// this one does not). (The query must also read no other table: see
+    /// this one does not), and it is no search. (The query must also read no other table: see
     /// ``fetchAndDeliver(_:)``. Commits whose rows the update hook may not have reported —
     /// REPLACE, the truncate optimization — come without rows: `Connection+RowChanges.swift`.)
     private func mayReadChangedRows(_ compiled: Query<Model>.Compiled) -> Bool {
-        guard query.preloaders.isEmpty, case .rowID(let column, _) = compiled.schema.key,
+        // A search's ranks move with every write to the table (bm25 counts the whole index):
+        // its order is read with the keys.
+        guard query.preloaders.isEmpty, !compiled.searches, case .rowID(let column, _) = compiled.schema.key,
               compiled.sql.hasRowID, compiled.database.isRowIDAlias(column, of: compiled.schema.tableName) else {
             return false
         }

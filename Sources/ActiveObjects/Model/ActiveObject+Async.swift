@@ -29,6 +29,7 @@ extension ActiveObject {
     nonisolated(nonsending) private func writeInBackground(_ request: WriteRequest) async throws {
         try await withAsyncWriteSlot {
             let (schema, database) = try schemaAndDatabase()
+            if schema.isReadOnly { throw schema.readOnlyError("\(request)()") }
             try checkWritable(request, schema: schema)
             try runSaveHooks()
             let context = schema.context(in: database)
@@ -60,6 +61,7 @@ extension ActiveObject {
     nonisolated(nonsending) public func delete(permanently: Bool) async throws -> Bool {
         try await withAsyncWriteSlot {
             let (schema, database) = try schemaAndDatabase()
+            if schema.isReadOnly { throw schema.readOnlyError("delete()") }
             guard let plan = try planDelete(schema: schema, database: database, permanently: permanently) else { return false }
             try willDelete()
             let outcome = try await database.perform(.writing) {
@@ -76,6 +78,7 @@ extension ActiveObject {
     nonisolated(nonsending) public func restore() async throws {
         try await withAsyncWriteSlot {
             let (schema, database) = try schemaAndDatabase()
+            if schema.isReadOnly { throw schema.readOnlyError("restore()") }
             let plan = try planRestore(schema: schema, database: database)
             let outcome = try await database.perform(.writing) {
                 try database.withAccess(.write) { try plan.run(on: $0) }

@@ -143,6 +143,7 @@ extension ActiveObject {
     /// `willSave()` hooks.
     private static func prepareInsert(_ objects: [ActiveObject], of model: ActiveObject.Type) throws -> (ModelSchema, Database) {
         let schema = try ModelSchema.of(model)
+        if schema.isReadOnly { throw schema.readOnlyError("insertAll(_:)") }
         guard let database = model.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: schema.modelName) }
         if let (first, second) = firstRepetition(in: objects) {
             throw ActiveObjectError.invalidArgument("insertAll: objects \(first) and \(second) are the same object")

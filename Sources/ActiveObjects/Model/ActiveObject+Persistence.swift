@@ -415,6 +415,7 @@ extension ActiveObject {
 
     private func write(_ request: WriteRequest) throws {
         let (schema, database) = try schemaAndDatabase()
+        if schema.isReadOnly { throw schema.readOnlyError("\(request)()") }
         try checkNoAsyncWrite(schema)
         try checkWritable(request, schema: schema)
         try runSaveHooks()
@@ -501,6 +502,7 @@ extension ActiveObject {
     @discardableResult
     public func delete(permanently: Bool) throws -> Bool {
         let (schema, database) = try schemaAndDatabase()
+        if schema.isReadOnly { throw schema.readOnlyError("delete()") }
         try checkNoAsyncWrite(schema)
         guard let plan = try planDelete(schema: schema, database: database, permanently: permanently) else { return false }
         try willDelete()
@@ -523,6 +525,7 @@ extension ActiveObject {
     ///   (optimistic locking); ``DatabaseError``.
     public func restore() throws {
         let (schema, database) = try schemaAndDatabase()
+        if schema.isReadOnly { throw schema.readOnlyError("restore()") }
         try checkNoAsyncWrite(schema)
         let plan = try planRestore(schema: schema, database: database)
         try perform(plan, schema: schema, database: database)

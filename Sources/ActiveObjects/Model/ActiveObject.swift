@@ -238,6 +238,51 @@ nonisolated open class ActiveObject: CustomStringConvertible, Identifiable {
     /// recognized without it; declare it so that `createTable()` creates one.
     open class var withoutRowID: Bool { false }
 
+    /// Whether the model only reads: a database view, or a table the app must not write.
+    /// Default `false`.
+    ///
+    /// ```swift
+    /// final class OrderSubtotal: ActiveObject {
+    ///     override class var tableName: String { "Order Subtotals" }   // a view
+    ///     override class var isReadOnly: Bool { true }
+    ///     @Column("OrderID") var orderId: Int64 = 0
+    ///     @Column("Subtotal") var subtotal: Double = 0
+    /// }
+    /// let large = try OrderSubtotal.where(\.$subtotal > 5_000).order(by: \.$subtotal, .descending).all()
+    /// ```
+    /// Finders, queries, relations and live queries work as for any model. Every write —
+    /// `save()`, `insert()`, `update()`, `upsert()`, `delete()`, `restore()`, `insertAll(_:)`,
+    /// a query's `updateAll(_:)` and `delete()`, `delete(where:)`, `deleteAll()` — throws
+    /// ``ActiveObjectError/misuse(_:)`` before anything runs (no hook, no SQL), and
+    /// ``createTable()`` creates nothing. A view without a key column gives objects whose
+    /// ``id`` is nil; name a column of the view in ``primaryKey`` to find rows by it. See
+    /// <doc:FullTextSearchAndViews>.
+    open class var isReadOnly: Bool { false }
+
+    /// The columns a full-text index covers, by property or column name: `["title", "body"]`.
+    /// Default `[]` (no index).
+    ///
+    /// ```swift
+    /// final class Article: ActiveObject {
+    ///     @Column var title = ""
+    ///     @Column var body = ""
+    ///     override class var searchableColumns: [String] { ["title", "body"] }
+    /// }
+    /// try Article.createTable()       // the table, and its FTS5 index kept in step by triggers
+    /// let hits = try Article.search("sqlite swi").limit(20).all()
+    /// ```
+    /// ``createTable()`` creates an external-content FTS5 table named `<table>_search` over these
+    /// columns (tokenizer `unicode61`, case and diacritics folded) and three triggers that keep
+    /// it in step with every write to the table, by any connection or process; it indexes the
+    /// rows already there. When the list changes, the next ``createTable()`` rebuilds the
+    /// index; when it becomes empty, the index and its triggers are dropped. Query the index
+    /// with ``ActiveRecord/search(_:)``.
+    ///
+    /// The table must have a rowid (not `WITHOUT ROWID`); a name that is not a column of the
+    /// model, or the FTS5 reserved names `rank` and `rowid`, make the model
+    /// ``ActiveObjectError/invalidModel(model:reason:)``.
+    open class var searchableColumns: [String] { [] }
+
     /// How property names become column names. Default `.asIs`.
     open class var columnNaming: ColumnNaming { .asIs }
 

@@ -82,7 +82,8 @@ final class ModelSQL: @unchecked Sendable {
         let table = quotedTable
         switch key {
         case .rowID(let column, _):
-            idExpression = SQLIdentifier.quote(column)
+            // Without a rowid: a read-only model over a view that lacks the key column.
+            idExpression = hasRowID ? SQLIdentifier.quote(column) : "NULL"
             keyCondition = "\(idExpression) = ?"
         case .columns(let slots):
             idExpression = hasRowID ? "\"rowid\"" : "NULL"

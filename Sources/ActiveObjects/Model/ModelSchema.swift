@@ -58,6 +58,11 @@ final class ModelSchema: @unchecked Sendable {
     let roles: ModelRoles
     /// Whether the model declares a `WITHOUT ROWID` table.
     let declaresWithoutRowID: Bool
+    /// Whether the model only reads (``ActiveObject/isReadOnly``): every write is refused.
+    let isReadOnly: Bool
+    /// The slots of the ``ActiveObject/searchableColumns``, in the order given (empty: no
+    /// full-text index).
+    let searchSlots: [Int]
     /// The slot of a key that is one optional INTEGER column (`@Column var number: Int?`): on a
     /// table where it is the rowid alias, SQLite numbers the rows inserted with a nil key, and
     /// the object then gets that number. Nil for every other key.
@@ -69,7 +74,8 @@ final class ModelSchema: @unchecked Sendable {
     /// The SQL for the table layout the model declares.
     let declaredSQL: ModelSQL
     /// For natural keys on a table the model did not declare `WITHOUT ROWID`: the SQL for a
-    /// file whose table turns out to be `WITHOUT ROWID` (another tool made it).
+    /// file whose table turns out to be `WITHOUT ROWID` (another tool made it), or a view.
+    /// For a read-only rowid model: the SQL for a view without the key column (`id` is NULL).
     private let withoutRowIDSQL: ModelSQL?
 
     /// Builds the schema of `type` (see ``of(_:)``, which caches it): reflects a prototype
@@ -84,6 +90,7 @@ final class ModelSchema: @unchecked Sendable {
         tableName = type.tableName
         let keyNames = type.primaryKeys
         declaresWithoutRowID = type.withoutRowID
+        isReadOnly = type.isReadOnly
         dateStrategy = type.dateStrategy
         try SQLIdentifier.validate(tableName, what: "table name", model: modelName)
         guard !keyNames.isEmpty else {
@@ -174,6 +181,8 @@ final class ModelSchema: @unchecked Sendable {
                 model: modelName,
                 reason: "a WITHOUT ROWID table needs a primary key of declared @Columns (primaryKey or primaryKeys)")
         }
+        searchSlots = try Self.searchSlots(type.searchableColumns, of: columns, slots: slots, model: modelName,
+                                           withoutRowID: declaresWithoutRowID, table: tableName)
         if slots["id"] == nil { slots["id"] = -1 }
         if case .rowID = key { slots[primaryKey] = -1 }
         self.columns = columns
@@ -191,6 +200,8 @@ final class ModelSchema: @unchecked Sendable {
         }
         declaredSQL = ModelSQL(table: quotedTable, columns: names, key: key, hasRowID: !declaresWithoutRowID, roles: roles)
         if case .columns = key, !declaresWithoutRowID {
+            withoutRowIDSQL = ModelSQL(table: quotedTable, columns: names, key: key, hasRowID: false, roles: roles)
+        } else if isReadOnly {
             withoutRowIDSQL = ModelSQL(table: quotedTable, columns: names, key: key, hasRowID: false, roles: roles)
         } else {
             withoutRowIDSQL = nil
@@ -244,11 +255,45 @@ final class ModelSchema: @unchecked Sendable {
     }
 
     /// The SQL for the table as it is in `database`: a natural-key model's table may be
-    /// `WITHOUT ROWID` in a file another tool made, without the model saying so.
+    /// `WITHOUT ROWID` in a file another tool made, without the model saying so, or a view; a
+    /// read-only rowid model may map a view that has no column for its key.
     @inline(__always)
     func sql(in database: Database) -> ModelSQL {
         guard let withoutRowIDSQL else { return declaredSQL }
+        if case .rowID(let column, _) = key {
+            return database.isViewWithoutColumn(tableName, column) ? withoutRowIDSQL : declaredSQL
+        }
         return database.tableHasRowID(tableName) ? declaredSQL : withoutRowIDSQL
+    }
+
+    /// The slots of `names` (``ActiveObject/searchableColumns``).
+    /// - Throws: ``ActiveObjectError/invalidModel(model:reason:)`` for a name that is no column
+    ///   of the model, a name given twice, a name FTS5 reserves, or a `WITHOUT ROWID` table.
+    private static func searchSlots(_ names: [String], of columns: [SchemaColumn], slots: [String: Int],
+                                    model: String, withoutRowID: Bool, table: String) throws -> [Int] {
+        guard !names.isEmpty else { return [] }
+        if withoutRowID {
+            throw ActiveObjectError.invalidModel(
+                model: model, reason: "searchableColumns needs a table with a rowid (the index refers to rows by it), and \(table) is WITHOUT ROWID")
+        }
+        var result: [Int] = []
+        for name in names {
+            guard let slot = slots[name] ?? columns.firstIndex(where: { $0.name.lowercased() == name.lowercased() }) else {
+                throw ActiveObjectError.invalidModel(
+                    model: model, reason: "searchableColumns names \"\(name)\", which is not a @Column of the model")
+            }
+            let column = columns[slot].name.lowercased()
+            if column == "rank" || column == "rowid" || column == SearchIndex.indexName(of: table).lowercased() {
+                throw ActiveObjectError.invalidModel(
+                    model: model, reason: "searchableColumns names \"\(name)\", a column name FTS5 reserves for itself: rename the column to search it")
+            }
+            guard !result.contains(slot) else {
+                throw ActiveObjectError.invalidModel(
+                    model: model, reason: "searchableColumns names the column \"\(columns[slot].name)\" twice")
+            }
+            result.append(slot)
+        }
+        return result
     }
 
     /// The slots of the key columns (empty for rowid models).
@@ -341,6 +386,11 @@ final class ModelSchema: @unchecked Sendable {
             throw ActiveObjectError.invalidArgument("\(keyPath) is the primary key, not a declared column of \(modelName)")
         }
         return slot
+    }
+
+    /// The error of a write to a read-only model (``ActiveObject/isReadOnly``).
+    func readOnlyError(_ operation: String) -> ActiveObjectError {
+        .misuse("\(modelName) is read-only (isReadOnly), so \(operation) writes nothing: \(tableName) is a view or a table this app must not write")
     }
 
     /// The value context for this model in `database`.

@@ -44,6 +44,8 @@ struct SchemaPlan {
     private(set) var steps: [Step] = []
     /// Set when the plan rebuilds the table.
     fileprivate(set) var rebuild: Rebuild?
+    /// Whether the plan creates the table (it did not exist).
+    fileprivate(set) var createsTable = false
 
     /// The SQL of the steps, in order.
     var statements: [String] { steps.map(\.sql) }
@@ -75,6 +77,16 @@ struct SchemaPlanner {
     ///   declares; ``ActiveObjectError/invalidValue(table:column:reason:)`` for a default that
     ///   cannot be written; ``DatabaseError`` from SQLite.
     func plan() throws -> SchemaPlan {
+        // A read-only model (a view, or a table the app must not write) changes nothing.
+        if schema.isReadOnly { return SchemaPlan() }
+        var plan = try tablePlan()
+        plan.append(contentsOf: try SearchIndex.installSteps(
+            for: schema, on: connection, tableIsNew: plan.createsTable, tableRebuilt: plan.rebuild != nil))
+        return plan
+    }
+
+    /// The plan of the table itself (without its full-text index).
+    private func tablePlan() throws -> SchemaPlan {
         let encoding = try SQLLiteral.TextEncoding(connection)
         let defaults = try schema.defaultValues(context: context)
         let runtime = try RuntimeDefaults.slots(of: schema, prototypeValues: defaults, context: context)
@@ -121,6 +133,7 @@ struct SchemaPlanner {
         let ddl = try SchemaDDL(schema: schema, context: context, textEncoding: encoding, runtimeDefaults: runtime)
         var plan = SchemaPlan()
         plan.append(ddl.createTableSQL)
+        plan.createsTable = true
         var names = try objectNames()
         for index in ddl.indexes where names.insert(index.name.lowercased()).inserted { plan.append(index.sql) }
         if schema.modelType.isSynchronized {
@@ -291,9 +304,12 @@ struct SchemaPlanner {
         names.remove(temporary.lowercased())
         var kept = Set(schema.columns.indices.map { (renamed[$0] ?? schema.columns[$0].name).lowercased() })
         kept.insert(schema.primaryKey.lowercased())
-        let captureTriggers = schema.modelType.isSynchronized
+        // The capture triggers of a synchronized model, and the full-text index's, are made anew
+        // after the rebuild (SearchIndex.installSteps), not copied.
+        var captureTriggers = schema.modelType.isSynchronized
             ? Set(SyncCapture.triggerSQL(table: schema.tableName, key: "", columns: []).map { $0.name.lowercased() })
             : []
+        captureTriggers.formUnion(SearchIndex.triggerNames(of: schema.tableName).map { $0.lowercased() })
         var replacedIndexes = Set<String>()
         for (slot, old) in renamed {
             for name in libraryIndexes(of: old, replacedBy: schema.columns[slot].name, shape: shape, ddl: ddl) {

@@ -165,6 +165,7 @@ public struct HasManyThrough<Target: ActiveObject> {
     /// - Throws: the errors of `save()` (validation, constraints…); ``ActiveObjectError/noDatabase(model:)``.
     public func add(_ target: Target) throws {
         let resolved = try resolve()
+        if resolved.join.isReadOnly { throw resolved.join.readOnlyError("add(_:) of a join row") }
         guard let database = joinType.resolvedDatabase else { throw ActiveObjectError.noDatabase(model: resolved.join.modelName) }
         let ownerSnapshot = owner.stateSnapshot(), targetSnapshot = target.stateSnapshot()
         do {
@@ -208,6 +209,7 @@ public struct HasManyThrough<Target: ActiveObject> {
     @discardableResult
     public func remove(_ target: Target) throws -> Bool {
         let resolved = try resolve()
+        if resolved.join.isReadOnly { throw resolved.join.readOnlyError("remove(_:) of a join row") }
         guard let ownerValue = try parentKeyValue(owner),
               let targetValue = try target.referencedKeyValue(schema: resolved.target),
               let database = joinType.resolvedDatabase else { return false }

@@ -43,8 +43,8 @@ extension Query {
         // passes on (`SELECT *` would drop a rowid key: `max(\.$id)` of a keyless table).
         let limited = !compiled.limitClause.isEmpty
         let source = limited
-            ? "(SELECT \(keyColumn ?? "NULL") AS \"_g\", \(valueColumn ?? "NULL") AS \"_v\" FROM \(schema.quotedTable)\(compiled.tail))"
-            : "\(schema.quotedTable)\(compiled.whereClause)"
+            ? "(SELECT \(keyColumn ?? "NULL") AS \"_g\", \(valueColumn ?? "NULL") AS \"_v\" FROM \(compiled.source)\(compiled.tail))"
+            : "\(compiled.source)\(compiled.whereClause)"
         let key = limited ? keyColumn.map { _ in "\"_g\"" } : keyColumn
         let value = limited ? valueColumn.map { _ in "\"_v\"" } : valueColumn
         let groupBy = key.map { " GROUP BY \($0)" } ?? ""

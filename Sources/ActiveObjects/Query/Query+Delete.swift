@@ -66,6 +66,7 @@ extension Query {
     /// or task, where the `withoutTimestamps` scope is.
     private func deleteStatement(permanently: Bool) throws -> WriteStatement? {
         let schema = try ModelSchema.of(Model.self)
+        if schema.isReadOnly { throw schema.readOnlyError("delete()") }
         guard !permanently, let deletedAt = schema.roles.deletedAt else {
             let compiled = try compile()
             let (sql, arguments) = Self.rowsStatement("DELETE FROM \(schema.quotedTable)", compiled)
@@ -116,11 +117,11 @@ extension Query {
     }
 
     /// `head` (a `DELETE FROM t` or `UPDATE t SET …`) applied to the query's rows: with its
-    /// WHERE clause, or — with an ORDER BY or a LIMIT, which DELETE and UPDATE do not take —
-    /// for the rows the query selects, named by their key. The arguments are the filters'
+    /// WHERE clause, or — with an ORDER BY or a LIMIT, which DELETE and UPDATE do not take, or
+    /// a search — for the rows the query selects, named by their key. The arguments are the filters'
     /// (those of `head` go before them).
     static func rowsStatement(_ head: String, _ compiled: Compiled) -> (String, [DatabaseValue]) {
-        if compiled.limitClause.isEmpty && compiled.orderClause.isEmpty {
+        if compiled.limitClause.isEmpty && compiled.orderClause.isEmpty && !compiled.searches {
             return (head + compiled.whereClause, compiled.arguments)
         }
         // Rows named by their key (a row value for composite keys, which works without rowid).
@@ -129,7 +130,7 @@ extension Query {
             ? schema.quotedPrimaryKey
             : "(" + schema.keySlots.map { schema.columns[$0].quotedName }.joined(separator: ", ") + ")"
         let list = keys.hasPrefix("(") ? String(keys.dropFirst().dropLast()) : keys
-        return ("\(head) WHERE \(keys) IN (SELECT \(list) FROM \(schema.quotedTable)\(compiled.tail))",
+        return ("\(head) WHERE \(keys) IN (SELECT \(list) FROM \(compiled.source)\(compiled.tail))",
                 compiled.tailArguments)
     }
 

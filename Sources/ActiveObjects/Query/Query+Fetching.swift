@@ -47,7 +47,7 @@ extension Query {
     /// - Throws: as ``all()-2jzog``.
     public func count() throws -> Int {
         let compiled = try compile()
-        let table = compiled.schema.quotedTable
+        let table = compiled.source
         let sql = compiled.isDistinct
             ? "SELECT count(*) FROM (\(compiled.selectSQL))"
             : compiled.limitClause.isEmpty
@@ -69,8 +69,8 @@ extension Query {
         let counted = compiled.isDistinct ? "DISTINCT \(quoted)" : quoted
         // With a limit, the limit applies to what pluck would return: distinct values, if distinct.
         let sql = compiled.limitClause.isEmpty
-            ? "SELECT count(\(counted)) FROM \(schema.quotedTable)\(compiled.whereClause)"
-            : "SELECT count(\"_v\") FROM (\(compiled.selectKeyword) \(quoted) AS \"_v\" FROM \(schema.quotedTable)\(compiled.tail))"
+            ? "SELECT count(\(counted)) FROM \(compiled.source)\(compiled.whereClause)"
+            : "SELECT count(\"_v\") FROM (\(compiled.selectKeyword) \(quoted) AS \"_v\" FROM \(compiled.source)\(compiled.tail))"
         return try compiled.database.withAccess(.read) { access in
             guard case .integer(let count)? = try access.connection.scalarValue(sql, compiled.tailArguments) else { return 0 }
             return Int(count)
@@ -93,7 +93,7 @@ extension Query {
     /// - Throws: as ``all()-2jzog``.
     public func exists() throws -> Bool {
         let compiled = try compile()
-        let sql = "SELECT EXISTS (SELECT 1 FROM \(compiled.schema.quotedTable)\(compiled.tail))"
+        let sql = "SELECT EXISTS (SELECT 1 FROM \(compiled.source)\(compiled.tail))"
         return try compiled.database.withAccess(.read) { access in
             try access.connection.scalarValue(sql, compiled.tailArguments) == .integer(1)
         }
@@ -126,7 +126,7 @@ extension Query {
         let name = schema.columnName(slot: slot)
         // The rowid comes along for error messages, except where it would defeat DISTINCT.
         let idColumn = compiled.isDistinct ? "" : ", \(compiled.sql.idExpression)"
-        let sql = "\(compiled.selectKeyword) \(schema.quotedColumn(slot: slot))\(idColumn) FROM \(schema.quotedTable)\(compiled.tail)"
+        let sql = "\(compiled.selectKeyword) \(schema.quotedColumn(slot: slot))\(idColumn) FROM \(compiled.source)\(compiled.tail)"
         return try compiled.database.withAccess(.read) { access in
             try access.connection.withStatement(sql, compiled.tailArguments) { statement in
                 var values: [V] = []

@@ -42,6 +42,7 @@ extension Query {
     private func updateAllStatement(_ values: [String: Any?]) throws -> WriteStatement {
         let compiled = try compile()
         let schema = compiled.schema
+        if schema.isReadOnly { throw schema.readOnlyError("updateAll(_:)") }
         guard !values.isEmpty else { throw ActiveObjectError.invalidArgument("updateAll needs at least one column to set") }
         var assignments: [String] = []
         var arguments: [DatabaseValue] = []

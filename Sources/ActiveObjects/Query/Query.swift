@@ -32,6 +32,8 @@ public struct Query<Model: ActiveObject>: Sendable {
     var isDistinct = false
     /// Which rows of a model with a `.deletedAt` column it reads (see ``withDeleted()``).
     var softDeleteScope = SoftDeleteScope.visible
+    /// The words of ``search(_:)``: only the rows of the full-text index that match them.
+    var searchPattern: SearchPattern?
 
     /// A query for every row of the model's table.
     public init() {}
@@ -154,7 +156,8 @@ public struct Query<Model: ActiveObject>: Sendable {
     /// column of a natural or composite key (`"order_id", "product_id"`), or by the rowid
     /// column of a rowid model. `first()`, `findAll()`, pages and relations use this order.
     var orderedByKeyIfUnordered: Query {
-        guard orderings.isEmpty, let schema = try? ModelSchema.of(Model.self) else { return self }
+        // A search is ordered by relevance unless it says otherwise.
+        guard orderings.isEmpty, searchPattern == nil, let schema = try? ModelSchema.of(Model.self) else { return self }
         if schema.keySlots.isEmpty { return order(by: schema.primaryKey) }
         return schema.keySlots.reduce(self) { query, slot in query.order(by: schema.columns[slot].name) }
     }
@@ -178,6 +181,12 @@ public struct Query<Model: ActiveObject>: Sendable {
         let limitClause: String
         let limitArguments: [DatabaseValue]
 
+        /// What the query reads from: the quoted table, or for a search the table's matching
+        /// rows joined with their rank, under the table's name (see ``Query/searchSource(_:schema:)``).
+        let source: String
+        /// Whether the query is a ``Query/search(_:)`` (`source` is not the table).
+        let searches: Bool
+
         /// ` WHERE … ORDER BY … LIMIT ? OFFSET ?` and its arguments.
         var tail: String { whereClause + orderClause + limitClause }
         var tailArguments: [DatabaseValue] { arguments + limitArguments }
@@ -185,7 +194,7 @@ public struct Query<Model: ActiveObject>: Sendable {
 
         /// The model's SELECT with the whole tail.
         var selectSQL: String {
-            isDistinct ? "SELECT DISTINCT \(sql.selectList) FROM \(schema.quotedTable)\(tail)" : sql.selectSQL + tail
+            isDistinct || searches ? "\(selectKeyword) \(sql.selectList) FROM \(source)\(tail)" : sql.selectSQL + tail
         }
         /// `SELECT` or `SELECT DISTINCT`.
         var selectKeyword: String { isDistinct ? "SELECT DISTINCT" : "SELECT" }
@@ -205,7 +214,7 @@ public struct Query<Model: ActiveObject>: Sendable {
         // Last, and without arguments: numbered parameters of raw fragments keep their numbers.
         if let softDelete = try schema.softDeleteCondition(softDeleteScope) { conditions.append(softDelete) }
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let orderExpressions = try orderings.map { ordering -> String in
+        var orderExpressions = try orderings.map { ordering -> String in
             let column = try ordering.key.quoted(in: schema)
             // Decimals are stored as exact text: sort them as numbers.
             return try schema.holdsDecimal(ordering.key) ? "CAST(\(column) AS REAL)" : column
@@ -213,7 +222,16 @@ public struct Query<Model: ActiveObject>: Sendable {
         let orders = zip(orderExpressions, orderings).map { expression, ordering in
             expression + (ordering.direction == .descending ? " DESC" : "")
         }
-        let orderClause = orders.isEmpty ? "" : " ORDER BY " + orders.joined(separator: ", ")
+        var orderClause = orders.isEmpty ? "" : " ORDER BY " + orders.joined(separator: ", ")
+        var source = schema.quotedTable
+        if let searchPattern {
+            source = try Self.searchSource(searchPattern, schema: schema)
+            // Best match first, unless the query orders by something else.
+            if orders.isEmpty {
+                orderClause = " ORDER BY \(Self.rankColumn)"
+                orderExpressions = [Self.rankColumn]
+            }
+        }
         if let limitCount, limitCount < 0 { throw ActiveObjectError.invalidArgument("limit(\(limitCount)) is negative") }
         if let offsetCount, offsetCount < 0 { throw ActiveObjectError.invalidArgument("offset(\(offsetCount)) is negative") }
         var limitClause = ""
@@ -230,7 +248,8 @@ public struct Query<Model: ActiveObject>: Sendable {
         return Compiled(schema: schema, database: database, sql: schema.sql(in: database), context: context,
                         whereClause: whereClause, conditions: conditions.joined(separator: " AND "),
                         orderClause: orderClause, orderExpressions: orderExpressions, arguments: renderer.arguments,
-                        limitClause: limitClause, limitArguments: limitArguments, isDistinct: isDistinct)
+                        limitClause: limitClause, limitArguments: limitArguments,
+                        source: source, searches: searchPattern != nil, isDistinct: isDistinct)
     }
 }
 
