@@ -214,8 +214,12 @@ public struct Query<Model: ActiveObject>: Sendable {
         // Last, and without arguments: numbered parameters of raw fragments keep their numbers.
         if let softDelete = try schema.softDeleteCondition(softDeleteScope) { conditions.append(softDelete) }
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let sql = schema.sql(in: database)
         var orderExpressions = try orderings.map { ordering -> String in
-            let column = try ordering.key.quoted(in: schema)
+            let slot = try ordering.key.slot(in: schema)
+            // A view without a key column has no id to order by (`first()`, pages): its order.
+            if slot < 0 && sql.idExpression == "NULL" { return "NULL" }
+            let column = schema.quotedColumn(slot: slot)
             // Decimals are stored as exact text: sort them as numbers.
             return try schema.holdsDecimal(ordering.key) ? "CAST(\(column) AS REAL)" : column
         }
@@ -245,7 +249,7 @@ public struct Query<Model: ActiveObject>: Sendable {
                 limitArguments.append(.integer(Int64(offsetCount)))
             }
         }
-        return Compiled(schema: schema, database: database, sql: schema.sql(in: database), context: context,
+        return Compiled(schema: schema, database: database, sql: sql, context: context,
                         whereClause: whereClause, conditions: conditions.joined(separator: " AND "),
                         orderClause: orderClause, orderExpressions: orderExpressions, arguments: renderer.arguments,
                         limitClause: limitClause, limitArguments: limitArguments,
