@@ -4,6 +4,7 @@ enum Tour {
     static func main() async throws {
         try runSynchronousTour()
         try runRolesTour()
+        try runSearchTour()
         try await runAsyncTour()
         try await runSyncTour()
         print("\nDone.")
