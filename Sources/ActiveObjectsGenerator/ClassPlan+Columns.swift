@@ -17,10 +17,27 @@ extension ClassPlan {
         var rowidAlias: String?
         if case .rowidAlias(let column) = key { rowidAlias = column }
         switch key {
+        case .none:
+            about.append("A view: read-only (`isReadOnly`: writes throw, `createTable()` creates nothing).")
+            if let idColumn = table.columns.first(where: { $0.name.lowercased() == "id" }) {
+                about.append("No key is inferred: `id` is nil (`primaryKey` names no column, so that the view's "
+                             + "\(idColumn.name) column is not taken for one). Name a column that identifies rows "
+                             + "in `primaryKey` to use `find(key:)`.")
+            } else {
+                about.append("No key is inferred: `id` is nil. Name a column that identifies rows in `primaryKey` "
+                             + "to use `find(key:)`.")
+            }
         case .rowid: about.append("The table has no primary key: `id` is its rowid.")
         case .composite where withoutRowID, .natural where withoutRowID:
             about.append("A WITHOUT ROWID table: `id` is always nil; `find(key:)` finds a row.")
         default: break
+        }
+        if case .composite(let columns) = key { uniqueColumnSets.append(Set(columns.map { $0.lowercased() })) }
+        for index in table.indexes where index.unique && !index.partial && index.columns.count > 1 {
+            let columns = index.columns.compactMap { $0?.lowercased() }
+            if columns.count == index.columns.count, !uniqueColumnSets.contains(Set(columns)) {
+                uniqueColumnSets.append(Set(columns))
+            }
         }
         let keyColumns = Set(key.declaredColumns)
         let compositeForeignKeyColumns = Set(table.foreignKeys.filter { $0.columns.count > 1 }.flatMap(\.columns))
@@ -30,7 +47,7 @@ extension ClassPlan {
             let foreignKey = keysByColumn[column.name.lowercased()]
             let isKey = keyColumns.contains(column.name)
             let holdsKey = isKey || foreignKey != nil || compositeForeignKeyColumns.contains(column.name)
-            var property = makeProperty(column, position: position, naming: naming, isKey: holdsKey)
+            var property = makeProperty(column, position: position, naming: naming, isKey: holdsKey, inView: isReadOnly)
             if isKey {
                 property.isKey = true
                 if property.isOptional {
@@ -44,7 +61,7 @@ extension ClassPlan {
                 applyForeignKey(foreignKey, column: column, to: &property, models: models)
             }
             applyIndexes(table.indexes, to: &property)
-            if !holdsKey {
+            if !holdsKey && !isReadOnly {  // a view's rows are what it says: no stamps, no bin
                 Self.applyRole(column: column, to: &property, taken: &rolesTaken, softDelete: softDelete)
             }
             properties.append(property)
@@ -69,7 +86,7 @@ extension ClassPlan {
 
     /// The property for a column: name, type, optionality and initial value.
     private func makeProperty(_ column: TableInfo.ColumnInfo, position: Int, naming: NamingConvention,
-                              isKey: Bool) -> PropertyPlan {
+                              isKey: Bool, inView: Bool) -> PropertyPlan {
         var notes: [String] = []
         var name: String
         if let camel = SwiftNames.lowerCamel(column.name) {
@@ -94,11 +111,30 @@ extension ClassPlan {
             name = unique
         }
 
-        let (type, typeNote) = TypeMapping.swiftType(declared: column.declaredType, isKey: isKey)
+        var (type, typeNote) = TypeMapping.swiftType(declared: column.declaredType, isKey: isKey)
+        if inView && column.declaredType.trimmingCharacters(in: .whitespaces).isEmpty {
+            // An expression: its values say what it is.
+            if let inferred = column.observed?.inferredType {
+                type = inferred
+                typeNote = "an expression without a declared type: \(inferred.rawValue) from the "
+                    + "\(column.observed!.kinds) the view holds"
+            } else if let observed = column.observed, observed.hasValues {
+                typeNote = "an expression without a declared type, holding \(observed.kinds): "
+                    + "no Swift type reads them all (String reads all but the BLOBs)"
+            } else {
+                typeNote = "an expression without a declared type, and no values to go by: mapped to String "
+                    + "(which reads numbers too); give it the type its values have"
+            }
+        } else if !isKey, let fit = TypeMapping.fitting(type, observed: column.observed, declared: column.declaredType) {
+            type = fit.type
+            typeNote = fit.note
+        }
         if let typeNote { notes.append(typeNote) }
-        let isOptional = !column.notNull
+        // A view's column may hold NULL whatever its source column declares (an outer join, an
+        // aggregate over no rows): SQLite reports none of them NOT NULL.
+        let isOptional = inView || !column.notNull
         var initialValue = isOptional ? "nil" : type.zeroValue
-        if let sql = column.defaultSQL {
+        if let sql = column.defaultSQL, !inView {
             let parsed = SQLDefault(sql: sql)
             if let literal = parsed.swiftLiteral(for: type) {
                 initialValue = literal
@@ -120,7 +156,8 @@ extension ClassPlan {
                           taken: inout [GeneratedRole: String], softDelete: Bool) {
         let defaultSQL = column.defaultSQL.map(oneLine)
         let isNowDefault = column.defaultSQL.map { SQLDefault(sql: $0).isCurrentTime } ?? false
-        if isNowDefault, property.type == .string, TypeMapping.hasTextAffinity(declared: column.declaredType) {
+        if isNowDefault, property.type == .string, TypeMapping.hasTextAffinity(declared: column.declaredType),
+           column.observed?.accepts(.date) ?? true {
             // A timestamp kept as text: a String would be written as "" or NULL in place of
             // the default.
             property.notes.removeAll { $0.hasPrefix("no declared type") || $0.hasPrefix("declared type ") }
@@ -194,6 +231,9 @@ extension ClassPlan {
             return
         case .rowid:
             property.notes.append("references \(key.parentTable), which has no primary key: no relation generated")
+            return
+        case .none:
+            property.notes.append("references \(key.parentTable), a view: no relation generated")
             return
         }
         if let parentColumn = key.parentColumns[0], parentColumn.lowercased() != parentKey.lowercased() {

@@ -8,12 +8,12 @@ import ActiveObjects
 /// options.naming = .snake
 /// let output = try Generator.generate(schemaAt: "people.sqlite", options: options)
 /// print(output.source)               // import ActiveObjects … final class Person: ActiveObject { … }
-/// output.warnings                    // ["skipping view totals: a view (…)"]
+/// output.warnings                    // ["skipping virtual table docs: a virtual table (USING fts5)…"]
 /// ```
 public enum Generator {
     /// What to generate.
     public struct Options: Sendable, Equatable {
-        /// The tables to generate (all of them when empty); matched case-insensitively.
+        /// The tables and views to generate (all of them when empty); matched case-insensitively.
         public var tables: [String] = []
         /// How the generated models map property names to column names.
         public var naming: NamingConvention = .asIs
@@ -30,14 +30,17 @@ public enum Generator {
 
     /// The generated source and what was left out.
     public struct Output: Sendable, Equatable {
-        /// The Swift file: a header, the imports, one class per table.
+        /// The Swift file: a header, the imports, one class per table, then one per view.
         public var source: String
-        /// One line per table or view without a model (views, virtual tables), with the reason.
+        /// One line per table or view without a model (virtual tables, views SQLite cannot
+        /// read…), with the reason.
         public var warnings: [String]
     }
 
     /// Generates models for the schema at `path`: an SQLite database (opened read-only, never
-    /// written) or a `.sql` script of CREATE statements (run into an in-memory database).
+    /// written) or a `.sql` script of CREATE statements (run into an in-memory database). The
+    /// rows of every table and view are read once, to learn the kinds of values each column
+    /// holds (see the CodeGeneration article).
     ///
     /// - Throws: ``GeneratorError`` — missing file, not a database, a failing statement of the
     ///   script (with its line), no tables, an unknown `--table`.

@@ -14,7 +14,7 @@ public enum GeneratorCommand {
                                  .sql file of CREATE statements (run into an in-memory database).
 
         OPTIONS:
-          --table NAME           Generate only this table (repeatable). Default: every table.
+          --table NAME           Generate only this table or view (repeatable). Default: all.
           --output FILE, -o FILE Write the Swift source to FILE instead of standard output.
           --naming CONVENTION    How property names map to column names:
                                    as-is        property name = column name (default); other columns
@@ -27,7 +27,12 @@ public enum GeneratorCommand {
           --help, -h             Show this help.
 
         Every table gets a model, whatever its key (INTEGER, TEXT, UUID, composite, none,
-        WITHOUT ROWID). Views and virtual tables are skipped, with the reason on standard error.
+        WITHOUT ROWID), and every view a read-only one (isReadOnly; columns optional, typed from
+        the values the file holds when SQLite declares no type). Virtual tables (FTS…) and
+        their internal tables are skipped, with the reason on standard error; the full-text
+        index ActiveObjects makes for a table becomes its model's searchableColumns. A join
+        table (two foreign keys that identify its rows) gives HasManyThrough relations on both
+        sides, whatever other columns it has.
         Columns whose default is the moment of the insert (CURRENT_TIMESTAMP, datetime('now'))
         and date columns named created_at/updated_at get @Column(role: .createdAt) or
         .updatedAt (the library stamps them); a NOT NULL integer lock_version gets

@@ -41,19 +41,15 @@ extension ModelPlan {
         }
     }
 
-    /// `HasManyThrough` on both sides of every pure join table: `playlist.tracks` and
-    /// `track.playlists` through `playlist_track(playlist_id, track_id)`.
-    ///
-    /// A join table is pure when its columns are exactly two foreign keys with relations (to
-    /// parents with a single-column key), and its key is those two columns, its rowid alias
-    /// (`id INTEGER PRIMARY KEY`) or its rowid. Columns the library fills in on its own — those
-    /// with a role: `created_at DEFAULT CURRENT_TIMESTAMP`, `updated_at`, `lock_version` — may
-    /// come beside them (`add` stamps the row). Any other column (a quantity, a date) makes it
-    /// a model of its own: `add` could not fill it in.
+    /// `HasManyThrough` on both sides of every join table: `playlist.tracks` and
+    /// `track.playlists` through `playlist_track(playlist_id, track_id)`; `order.products` and
+    /// `product.orders` through `"Order Details"(OrderID, ProductID, UnitPrice, Quantity)`.
+    /// The join model itself is generated too, with its own columns. See ``joinShape(_:)`` for
+    /// which tables are join tables.
     mutating func addManyToManyRelations() {
         struct Path { var owner: String, target: String, join: ClassPlan, near: PropertyPlan, far: PropertyPlan }
         var paths: [Path] = []
-        for join in classes where Self.isPureJoin(join) {
+        for join in classes where Self.joinShape(join) != nil {
             let keys = join.properties.filter { $0.references != nil }
             let (first, second) = (keys[0], keys[1])
             paths.append(Path(owner: first.references!, target: second.references!, join: join, near: first, far: second))
@@ -77,7 +73,8 @@ extension ModelPlan {
                 keyProperty: path.near.name, joinClass: path.join.className, targetKeyProperty: path.far.name))
         }
         // The join model's doc comment names both sides.
-        for index in classes.indices where Self.isPureJoin(classes[index]) {
+        for index in classes.indices {
+            guard let shape = Self.joinShape(classes[index]) else { continue }
             let join = classes[index]
             let sides = join.properties.filter { $0.references != nil }.compactMap { property -> String? in
                 guard let owner = classes.first(where: { $0.className == property.references }),
@@ -86,16 +83,57 @@ extension ModelPlan {
                       }) else { return nil }
                 return "`\(owner.className).\(relation.name)`"
             }
-            classes[index].about.append("A join table (many-to-many): see \(sides.joined(separator: " and ")).")
+            switch shape {
+            case .pure:
+                classes[index].about.append("A join table (many-to-many): see \(sides.joined(separator: " and ")).")
+            case .withColumns(let columns):
+                let list = columns.map { "`\($0)`" }.joined(separator: ", ")
+                classes[index].about.append("A join table (many-to-many) with columns of its own (\(list)): see "
+                                            + "\(sides.joined(separator: " and ")). Their `add(_:)` inserts a row "
+                                            + "whose own columns keep their initial values (to set them, save the row "
+                                            + "through this model).")
+            }
         }
     }
 
-    /// Whether the class is a pure join table (see ``addManyToManyRelations()``).
-    static func isPureJoin(_ model: ClassPlan) -> Bool {
+    /// What kind of join table a model maps, if any.
+    enum JoinShape: Equatable {
+        /// Two foreign keys and nothing `add(_:)` could not fill in.
+        case pure
+        /// Two foreign keys that identify the row, and columns of its own (property names).
+        case withColumns([String])
+    }
+
+    /// Whether the class maps a join table, and which kind.
+    ///
+    /// A join table has exactly two single-column foreign keys with relations (to parents with
+    /// a single-column key; to two tables, or to one table twice: a self-join), and
+    /// - nothing else but columns the library fills in on its own — those with a role:
+    ///   `created_at DEFAULT CURRENT_TIMESTAMP`, `updated_at`, `lock_version` — with the two
+    ///   columns as its key, or a rowid alias (`id INTEGER PRIMARY KEY`), or the rowid (a
+    ///   pure join table: Chinook's `PlaylistTrack`); or
+    /// - any other columns (a quantity, a position, a `last_update`), when the pair of foreign
+    ///   keys identifies the row: it is the primary key (Sakila's `film_actor`, Northwind's
+    ///   `"Order Details"`), or the table has a UNIQUE constraint or index over exactly the two.
+    ///   Without that, a row is an entity of its own that happens to point at two tables
+    ///   (Chinook's `InvoiceLine`: a track may be bought twice on one invoice), and the
+    ///   relations stay `BelongsTo`/`HasMany`.
+    ///
+    /// A view is never a join table (no foreign keys).
+    static func joinShape(_ model: ClassPlan) -> JoinShape? {
+        guard !model.isReadOnly else { return nil }
+        let keys = model.properties.filter { $0.references != nil }
+        guard keys.count == 2 else { return nil }
         let others = model.properties.filter { $0.references == nil }
-        guard model.properties.count - others.count == 2, others.allSatisfy({ $0.role != nil }) else { return false }
-        if case .natural = model.key { return false }
-        return true
+        if case .natural = model.key {
+            // A one-column key among the two is a one-to-one table, not a join.
+            if keys.contains(where: \.isKey) { return nil }
+        } else if others.allSatisfy({ $0.role != nil }) {
+            return .pure
+        }
+        let pair = Set(keys.map { $0.column.lowercased() })
+        guard model.uniqueColumnSets.contains(pair) else { return nil }
+        return .withColumns(others.map(\.name))
     }
 
     /// `sender` → `Sender`.

@@ -56,6 +56,14 @@ struct ClassPlan: Equatable {
     var keyType: SwiftType?
     var tableNameOverride: String?
     var columnNamingOverride: String?
+    /// A view's model: `isReadOnly`, no key, columns optional.
+    var isReadOnly = false
+    /// The `searchableColumns` override (property names): the columns of the table's own
+    /// full-text index, `<table>_search`, when the library made it.
+    var searchableColumns: [String] = []
+    /// The column sets (lowercased) of the table's unique indexes and constraints over several
+    /// columns, its composite primary key among them: which pairs identify a row.
+    var uniqueColumnSets: [Set<String>] = []
     /// Lines of the class's doc comment after its first line.
     var about: [String] = []
     /// Facts about the table that the properties do not express (composite indexes…).
@@ -69,13 +77,16 @@ struct ClassPlan: Equatable {
     }
 
     /// The `primaryKey` override: the key column when it is not `id`, always for a declared
-    /// key column (so that no reader wonders whether `id` is the rowid), `rowid` for none.
+    /// key column (so that no reader wonders whether `id` is the rowid), `rowid` for none. A
+    /// view keeps the default `id` unless it has a column of that name (in any case), which
+    /// the library would take for its key: then `rowid`, which names no column of a view.
     var primaryKeyOverride: String? {
         switch key {
         case .rowidAlias(let column): return column == "id" ? nil : column
         case .natural(let column): return column
         case .rowid: return "rowid"
         case .composite: return nil
+        case .none: return properties.contains(where: { $0.column.lowercased() == "id" }) ? "rowid" : nil
         }
     }
 }
@@ -135,8 +146,10 @@ extension ModelPlan {
                 }
                 if !chosen.contains(table) { chosen.append(table) }
             }
-            chosen.sort { $0.name < $1.name }
         }
+        // Tables first, then views: tables keep the plain class names when a view's name
+        // would make the same one.
+        chosen.sort { ($0.kind == "view" ? 1 : 0, $0.name) < ($1.kind == "view" ? 1 : 0, $1.name) }
 
         skipped = []
         classes = []
@@ -159,7 +172,7 @@ extension ModelPlan {
                     table: table.name, className: className, relationStem: stem, key: key, withoutRowID: table.withoutRowID,
                     keyType: Self.keyType(of: table, key: key),
                     tableNameOverride: ColumnNaming.snakeCase.columnName(for: className) == table.name ? nil : table.name,
-                    columnNamingOverride: naming.swiftOverride))
+                    columnNamingOverride: naming.swiftOverride, isReadOnly: key == .none))
             }
         }
         guard !classes.isEmpty else {
@@ -172,6 +185,7 @@ extension ModelPlan {
             classes[index].plan(table: tablesByName[classes[index].table]!, naming: naming, softDelete: softDelete,
                                 models: classes)
         }
+        addSearchableColumns(from: tables)
         addRelations()
         addManyToManyRelations()
     }
@@ -192,7 +206,7 @@ extension ModelPlan {
         case .natural(let name):
             guard let column = table.columns.first(where: { $0.name == name }) else { return nil }
             return TypeMapping.swiftType(declared: column.declaredType, isKey: true).type
-        case .composite, .rowid: return nil
+        case .composite, .rowid, .none: return nil
         }
     }
 

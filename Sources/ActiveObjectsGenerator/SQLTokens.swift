@@ -8,6 +8,9 @@ struct SQLTokens {
 
     init(_ sql: String) { rest = Substring(sql) }
 
+    /// The text not consumed yet.
+    var remainder: Substring { rest }
+
     /// Consumes `word` (any case) when it comes next as a bare word.
     mutating func keyword(_ word: String) -> Bool {
         skipSpace()

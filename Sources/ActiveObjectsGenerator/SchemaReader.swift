@@ -11,6 +11,8 @@ struct TableInfo: Equatable {
         var defaultSQL: String?
         /// 1-based position in the primary key, 0 when not part of it.
         var primaryKeyPosition: Int
+        /// What the column holds in the schema's database (nil when not read).
+        var observed: ObservedValues? = nil
     }
 
     struct IndexInfo: Equatable {
@@ -44,6 +46,8 @@ struct TableInfo: Equatable {
     var columns: [ColumnInfo]
     var indexes: [IndexInfo]
     var foreignKeys: [ForeignKeyInfo]
+    /// Why SQLite cannot read the view (a table or function it names is missing); nil when it can.
+    var unreadable: String? = nil
 }
 
 /// Why a table gets no model.
@@ -83,11 +87,62 @@ enum SchemaReader {
                 table.columns = try columns(of: entry.name, in: db)
                 table.indexes = try indexes(of: entry.name, in: db)
                 table.foreignKeys = try foreignKeys(of: entry.name, in: db)
+            } else if table.kind == "view" {
+                // A view's result columns (names, and the declared types of those that are
+                // table columns), unless it names something missing.
+                do {
+                    table.columns = try columns(of: entry.name, in: db)
+                    _ = try db.rows("SELECT * FROM \(quoted(entry.name)) LIMIT 0")
+                } catch let error as DatabaseError {
+                    table.unreadable = error.message
+                }
+            }
+            if (table.kind == "table" || table.kind == "view") && table.unreadable == nil {
+                try observe(&table, in: db)
             }
             tables.append(table)
         }
         markShadowTables(&tables, listed: !kinds.isEmpty)
         return tables.sorted { $0.name < $1.name }
+    }
+
+    /// `"name"`, quotes doubled.
+    static func quoted(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// Records which kinds of values each column holds (``ObservedValues``), in one pass over
+    /// the rows of the table or view (SQLite does the counting): what a view's columns without
+    /// a declared type are mapped from, and what tells a declared type that its values do not
+    /// fit it.
+    private static func observe(_ table: inout TableInfo, in db: Database) throws {
+        let source = quoted(table.name)
+        // In chunks: a statement has at most 2,000 result columns by default.
+        let chunkSize = 100
+        for start in stride(from: 0, to: table.columns.count, by: chunkSize) {
+            let indices = Array(table.columns.indices[start..<min(start + chunkSize, table.columns.count)])
+            var expressions = ["count(*)"]
+            for index in indices {
+                let column = quoted(table.columns[index].name)
+                expressions += ObservedValues.aggregates(of: column)
+            }
+            let row: Row
+            do {
+                guard let first = try db.rows("SELECT \(expressions.joined(separator: ", ")) FROM \(source)").first else { return }
+                row = first
+            } catch let error as DatabaseError {
+                // A view that names a missing function fails only now; a table is mapped from
+                // its declared types alone.
+                if table.kind == "view" { table.unreadable = error.message }
+                return
+            }
+            let rowCount: Int = try row[0]
+            for (position, index) in indices.enumerated() {
+                let first = 1 + position * ObservedValues.aggregateCount
+                let values = try (0..<ObservedValues.aggregateCount).map { try row[first + $0] as Int? }
+                table.columns[index].observed = ObservedValues(rowCount: rowCount, aggregates: values)
+            }
+        }
     }
 
     private static func isVirtual(_ sql: String) -> Bool {

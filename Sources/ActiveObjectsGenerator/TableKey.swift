@@ -11,7 +11,8 @@ import Foundation
 /// | no primary key | `primaryKey` = `"rowid"`: `id` is the hidden rowid |
 /// | a column named `rowid` that is not the rowid alias | no model (see ``TableInfo/key``) |
 ///
-/// `WITHOUT ROWID` tables (always with a declared key) add `withoutRowID`.
+/// `WITHOUT ROWID` tables (always with a declared key) add `withoutRowID`. A view has no key
+/// (``none``): its model is read-only, and its objects' `id` is nil.
 enum TableKey: Equatable {
     /// `id INTEGER PRIMARY KEY`: the column is the rowid, mapped to `ActiveObject.id`.
     case rowidAlias(String)
@@ -22,11 +23,13 @@ enum TableKey: Equatable {
     case composite([String])
     /// No declared primary key: the rowid identifies rows.
     case rowid
+    /// A view: nothing identifies its rows (none is inferred), `id` is nil.
+    case none
 
     /// The key columns that the model declares as `@Column`s.
     var declaredColumns: [String] {
         switch self {
-        case .rowidAlias, .rowid: return []
+        case .rowidAlias, .rowid, .none: return []
         case .natural(let column): return [column]
         case .composite(let columns): return columns
         }
@@ -38,7 +41,14 @@ extension TableInfo {
     var key: Result<TableKey, SkipReason> {
         switch kind {
         case "view":
-            return .failure(SkipReason("a view (models map tables; read it with `db.rows`)"))
+            if let unreadable {
+                return .failure(SkipReason("a view SQLite cannot read (\(unreadable))"))
+            }
+            if let hiding = columns.first(where: { $0.name.lowercased() == "rowid" }) {
+                // The library takes a result column of that name for the rowid.
+                return .failure(SkipReason("a view whose column \(hiding.name) the library would read as a rowid (read it with `db.rows`)"))
+            }
+            return .success(.none)
         case "virtual":
             let module = virtualModule.map { " (USING \($0))" } ?? ""
             return .failure(SkipReason("a virtual table\(module): its module stores the rows (query it with `db.rows`)"))

@@ -64,6 +64,32 @@ enum TypeMapping {
         return (.string, "declared type \(declared) is not a known type: mapped to String")
     }
 
+    /// The type for a column whose values `type` cannot all read, with a note; nil when `type`
+    /// reads them (or nothing was observed). The next type that reads every value, from a
+    /// short list per type: an `Int` holding `1.5` becomes `Double`, a `Date` holding text
+    /// that is no date `String`, a `String` holding BLOBs `Data`. When none does, `type` stays,
+    /// with a note naming the values.
+    static func fitting(_ type: SwiftType, observed: ObservedValues?, declared: String) -> (type: SwiftType, note: String)? {
+        guard let observed, observed.hasValues, !observed.accepts(type) else { return nil }
+        let fallbacks: [SwiftType]
+        switch type {
+        case .int, .int64: fallbacks = [.double, .decimal, .string, .data]
+        case .bool: fallbacks = [.int, .double, .string]
+        case .double: fallbacks = [.decimal, .string]
+        case .decimal: fallbacks = [.string]
+        case .date: fallbacks = [.string]
+        case .uuid: fallbacks = [.string, .data]
+        case .string: fallbacks = [.data]
+        case .data: fallbacks = [.string]
+        }
+        let what = declared.isEmpty ? "no declared type" : "declared \(declared)"
+        guard let fit = fallbacks.first(where: observed.accepts) else {
+            return (type, "\(what), and no Swift type reads all its \(observed.kinds): "
+                    + "rows whose value \(type.rawValue) cannot read will not load")
+        }
+        return (fit, "\(what), but it holds \(observed.kinds) that \(type.rawValue) cannot all read: mapped to \(fit.rawValue)")
+    }
+
     /// Whether values of a column of this declared type are kept as text: no declared type, or
     /// one containing CHAR, CLOB or TEXT (and not INT). Such a column can hold the dates of a
     /// `Date` property (the library writes dates as text by default).
