@@ -35,8 +35,8 @@ extension Query {
         let schema = compiled.schema
         let valueSlot = try column.map { try schema.slot(for: $0) }
         let groupSlot = try group.map { try schema.slot(for: $0) }
-        let valueColumn = valueSlot.map { schema.quotedColumn(slot: $0) }
-        let keyColumn = groupSlot.map { schema.quotedColumn(slot: $0) }
+        let valueColumn = valueSlot.map { compiled.quotedColumn(slot: $0) }
+        let keyColumn = groupSlot.map { compiled.quotedColumn(slot: $0) }
         let columnName = valueSlot.map { schema.columnName(slot: $0) } ?? "count"
         let exact = valueSlot.map { $0 >= 0 && schema.accessors[$0].holdsDecimal } ?? false
         // With a limit, the limited rows come from a subquery that names the two columns it

@@ -65,7 +65,7 @@ extension Query {
     public func count<V>(_ column: KeyPath<Model, ColumnReference<V>>) throws -> Int {
         let compiled = try compile()
         let schema = compiled.schema
-        let quoted = schema.quotedColumn(slot: try schema.slot(for: column))
+        let quoted = compiled.quotedColumn(slot: try schema.slot(for: column))
         let counted = compiled.isDistinct ? "DISTINCT \(quoted)" : quoted
         // With a limit, the limit applies to what pluck would return: distinct values, if distinct.
         let sql = compiled.limitClause.isEmpty
@@ -126,7 +126,7 @@ extension Query {
         let name = schema.columnName(slot: slot)
         // The rowid comes along for error messages, except where it would defeat DISTINCT.
         let idColumn = compiled.isDistinct ? "" : ", \(compiled.sql.idExpression)"
-        let sql = "\(compiled.selectKeyword) \(schema.quotedColumn(slot: slot))\(idColumn) FROM \(compiled.source)\(compiled.tail)"
+        let sql = "\(compiled.selectKeyword) \(compiled.quotedColumn(slot: slot))\(idColumn) FROM \(compiled.source)\(compiled.tail)"
         return try compiled.database.withAccess(.read) { access in
             try access.connection.withStatement(sql, compiled.tailArguments) { statement in
                 var values: [V] = []

@@ -196,6 +196,12 @@ public struct Query<Model: ActiveObject>: Sendable {
         var selectSQL: String {
             isDistinct || searches ? "\(selectKeyword) \(sql.selectList) FROM \(source)\(tail)" : sql.selectSQL + tail
         }
+        /// The quoted column of a slot, where `-1` (the key, `\.$id`) is the id expression of the
+        /// table as it is: `NULL` for a view without the key column, or a `WITHOUT ROWID` file.
+        func quotedColumn(slot: Int) -> String {
+            slot < 0 ? sql.idExpression : schema.quotedColumn(slot: slot)
+        }
+
         /// `SELECT` or `SELECT DISTINCT`.
         var selectKeyword: String { isDistinct ? "SELECT DISTINCT" : "SELECT" }
     }

@@ -9,8 +9,8 @@ import Foundation
 /// so that `createTable()` creates, changes or drops the index in the same transaction as the
 /// table, and `schemaPlan()` lists them.
 enum SearchIndex {
-    /// How text becomes words: Unicode word characters; case and diacritics folded (`É` finds
-    /// `e`, `ß` finds `ss` is not folded: SQLite folds single characters only).
+    /// How text becomes words: Unicode letters and digits; case and diacritics folded (`É`
+    /// finds `e`; a letter that folds to two, `ß`, is kept as it is).
     static let tokenizer = "unicode61 remove_diacritics 2"
     /// Prefix indexes for words of 2 and 3 characters, so that search as you type stays fast
     /// for short last words.
@@ -31,25 +31,37 @@ enum SearchIndex {
         let columns = schema.searchSlots.map { schema.columns[$0].quotedName }
         let list = columns.joined(separator: ", ")
         let content = try SQLLiteral.render(.text(table))
-        let indexSQL = "CREATE VIRTUAL TABLE \(index) USING fts5(\(list), content=\(content), "
-            + "tokenize='\(tokenizer)', prefix='\(prefixLengths)')"
+        let indexSQL = "CREATE VIRTUAL TABLE \(index) USING fts5(\(list)\(try optionsSQL(of: table)))"
         let newValues = (["new.rowid"] + columns.map { "new.\($0)" }).joined(separator: ", ")
         let oldValues = (["'delete'", "old.rowid"] + columns.map { "old.\($0)" }).joined(separator: ", ")
         let insert = "INSERT INTO \(index)(rowid, \(list)) VALUES (\(newValues));"
         let delete = "INSERT INTO \(index)(\(index), rowid, \(list)) VALUES (\(oldValues));"
-        // An UPDATE that changes none of the indexed columns (nor the rowid, which moves the
-        // row) leaves the index alone.
-        var updated = columns
-        if case .rowID(let column, _) = schema.key, !KeyShape.rowIDNames.contains(column.lowercased()) {
-            updated.append(SQLIdentifier.quote(column))
-        }
+        // An UPDATE that changes none of the indexed values nor the rowid leaves the index
+        // alone. (A `WHEN` on the values rather than `UPDATE OF <columns>`: `OF` matches the
+        // names a SET clause writes, and `SET rowid = …` moves the row under any of its names.)
+        let changed = (["old.rowid IS NOT new.rowid"] + columns.map { "old.\($0) IS NOT new.\($0)" })
+            .joined(separator: " OR ")
         let names = triggerNames(of: table).map(SQLIdentifier.quote)
         let quotedTable = schema.quotedTable
         return (indexSQL, [
             "CREATE TRIGGER \(names[0]) AFTER INSERT ON \(quotedTable) BEGIN \(insert) END",
             "CREATE TRIGGER \(names[1]) AFTER DELETE ON \(quotedTable) BEGIN \(delete) END",
-            "CREATE TRIGGER \(names[2]) AFTER UPDATE OF \(updated.joined(separator: ", ")) ON \(quotedTable) BEGIN \(delete) \(insert) END",
+            "CREATE TRIGGER \(names[2]) AFTER UPDATE ON \(quotedTable) WHEN \(changed) BEGIN \(delete) \(insert) END",
         ])
+    }
+
+    /// The FTS5 options after the columns: `, content='t', tokenize='…', prefix='2 3'`. An
+    /// index whose SQL ends with exactly these, for this table, is the library's.
+    static func optionsSQL(of table: String) throws -> String {
+        ", content=\(try SQLLiteral.render(.text(table))), tokenize='\(tokenizer)', prefix='\(prefixLengths)'"
+    }
+
+    /// Whether `sql` (from `sqlite_master`) is the library's index of `table`: one
+    /// ``creationSQL(for:)`` writes, for some columns — not an FTS5 table the app made itself.
+    static func isLibraryIndex(_ sql: String, of table: String) throws -> Bool {
+        let head = "CREATE VIRTUAL TABLE \(SQLIdentifier.quote(indexName(of: table))) USING fts5("
+        let tail = try optionsSQL(of: table) + ")"
+        return sql.hasPrefix(head) && sql.hasSuffix(tail)
     }
 
     /// The statement that indexes every row the table holds (after the index was created or
@@ -76,13 +88,13 @@ enum SearchIndex {
         var existingIndex: String?
         if let existing {
             let sql: String = (try? existing[1] as String) ?? ""
-            let isOurs = (try existing[0] as String) == "table" && sql.hasPrefix("CREATE VIRTUAL TABLE")
-                && sql.lowercased().contains("fts5")
-            guard isOurs else {
+            // Only the library's own index is changed or dropped: anything else of that name
+            // (an FTS5 table the app made, over this table or another) is left alone.
+            guard try existing[0] as String == "table", try isLibraryIndex(sql, of: table) else {
                 if schema.searchSlots.isEmpty { return [] }
                 throw ActiveObjectError.invalidModel(
                     model: schema.modelName,
-                    reason: "searchableColumns needs the name \"\(name)\" for its index, and the file has a \(try existing[0] as String) of that name that is not one")
+                    reason: "searchableColumns needs the name \"\(name)\" for its index, and the file has a \(try existing[0] as String) of that name that the library did not make (it is not dropped): rename it, or the table")
             }
             existingIndex = sql
         }
@@ -92,7 +104,9 @@ enum SearchIndex {
             triggers[(try row[0] as String).lowercased()] = try? row[1] as String
         }
         let ownTriggers = triggerNames(of: table)
-        let presentTriggers = tableRebuilt ? [] : ownTriggers.filter { triggers[$0.lowercased()] != nil }
+        // A trigger of one of those names is the library's when it writes the library's index.
+        let indexReference = "INSERT INTO \(SQLIdentifier.quote(name))("
+        let presentTriggers = tableRebuilt ? [] : ownTriggers.filter { triggers[$0.lowercased()]?.contains(indexReference) == true }
         let dropTriggers = presentTriggers.map { "DROP TRIGGER \(SQLIdentifier.quote($0))" }
 
         guard !schema.searchSlots.isEmpty else {
@@ -115,8 +129,9 @@ enum SearchIndex {
             steps += wanted.triggers
         }
         // A new table has no rows to index; any other may (written before the index, or while
-        // the triggers were missing or different).
-        if !tableIsNew { steps.append(rebuildSQL(of: table)) }
+        // the triggers were missing or different). An index left by a table dropped and made
+        // again holds the old rows' words: rebuilt (emptied) too.
+        if !tableIsNew || existingIndex != nil { steps.append(rebuildSQL(of: table)) }
         return steps
     }
 }
