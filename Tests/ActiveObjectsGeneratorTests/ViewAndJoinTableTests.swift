@@ -174,8 +174,8 @@ struct ViewAndJoinTableTests {
             #expect(copy.replacingOccurrences(of: JoinTestModels.databaseLine, with: "") == generated, "\(name) differs")
         }
 
-        // The view: every row, read-only. (`all.all()`, not `findAll()`: the library orders
-        // `findAll()` by the primary key, which a keyless view does not have.)
+        // The views: every row (findAll() of a keyless view orders by nothing), read-only.
+        #expect(try JtOrderSize.findAll().count == 2)
         let sizes = try JtOrderSize.all.order(by: \.$orderId).all()
         #expect(sizes.map(\.lines) == [2, 0])
         #expect(sizes.map(\.items) == [8, 0])
@@ -185,7 +185,7 @@ struct ViewAndJoinTableTests {
         #expect(try JtOrderSize.where(\.$lines > 0).count() == 1)
         #expect(throws: ActiveObjectError.self) { try sizes[0].save() }
         #expect(throws: ActiveObjectError.self) { try JtOrderSize().insert() }
-        let list = try JtProductList.all.all()
+        let list = try JtProductList.findAll()
         #expect(list.map(\.idValue) == [1, 2] && list.allSatisfy { $0.id == nil })
 
         // The join table with columns of its own: both sides, eager loading, add() with the

@@ -14,7 +14,7 @@ public struct CheckFailure: Error, CustomStringConvertible {
 /// The checks of one schema, registered by the generated list, run by ``run(databasePath:)``.
 public struct SchemaChecks {
     public let name: String
-    private var models: [(name: String, isView: Bool, run: (Database, inout [String]) throws -> Int)] = []
+    private var models: [(name: String, isView: Bool, run: (Database) throws -> Int)] = []
     private var relations: [(name: String, run: (Database) throws -> Int)] = []
 
     public init(name: String) { self.name = name }
@@ -22,21 +22,11 @@ public struct SchemaChecks {
     /// A generated model: `findAll()`, `all.all()` and `countAll()` give as many rows as
     /// `SELECT count(*)` of its table or view; a view's model refuses to save.
     public mutating func model<M: ActiveObject>(_ type: M.Type, isView: Bool) {
-        models.append(("\(M.self) (\(M.tableName))", isView, { db, workarounds in
+        models.append(("\(M.self) (\(M.tableName))", isView, { db in
             let expected = try Self.count(db, "SELECT count(*) FROM \(Self.quoted(M.tableName))")
-            let loaded: [M]
-            do {
-                loaded = try M.findAll()
-            } catch let error as DatabaseError where isView && error.message.contains("no such column") {
-                // WORKAROUND for a library bug (reported with issue 25): findAll() orders by the
-                // primary key (`orderedByKeyIfUnordered`) even for a read-only model over a view
-                // that has no column of that name (`id` by default), so SQLite refuses the
-                // statement: `SELECT NULL, … FROM "view" ORDER BY "id"` → "no such column: id".
-                // (With `primaryKey` "rowid" it runs only where SQLite allows the rowid of a
-                // view, SQLITE_ALLOW_ROWID_IN_VIEW.) The rows are read without the order.
-                workarounds.append("findAll() of \(M.self) (view \(M.tableName)): \(error.message); read with all.all() instead")
-                loaded = try M.all.all()
-            }
+            // For a view without a key column, findAll() orders by nothing (it ordered by the
+            // missing `id` before fbbf692, a bug this check found: "no such column: id").
+            let loaded = try M.findAll()
             let queried = try M.all.all()
             let counted = try M.countAll()
             guard loaded.count == expected, queried.count == expected, counted == expected else {
@@ -148,8 +138,6 @@ public struct SchemaChecks {
     public struct Summary {
         public var tables = 0, views = 0, rows = 0, relations = 0, related = 0
         public var failures: [String] = []
-        /// Library bugs the check worked around (see ``model(_:isView:)``).
-        public var workarounds: [String] = []
     }
 
     /// Opens the database read-only as every model's database, runs every check (all of them,
@@ -175,7 +163,7 @@ public struct SchemaChecks {
         for model in models {
             if model.isView { summary.views += 1 } else { summary.tables += 1 }
             do {
-                summary.rows += try model.run(db, &summary.workarounds)
+                summary.rows += try model.run(db)
             } catch {
                 summary.failures.append("\(name): model \(model.name): \(error)")
             }
@@ -188,12 +176,11 @@ public struct SchemaChecks {
                 summary.failures.append("\(name): relation \(relation.name): \(error)")
             }
         }
-        for workaround in summary.workarounds { print("KNOWN LIBRARY BUG, worked around: \(name): \(workaround)") }
         for failure in summary.failures { print("FAIL \(failure)") }
         let seconds = String(format: "%.1f", Date().timeIntervalSince(start))
         print("\(name): \(summary.tables) tables and \(summary.views) views, \(summary.rows) rows loaded; "
               + "\(summary.relations) relations followed, \(summary.related) related objects; "
-              + "\(summary.failures.count) failures; \(summary.workarounds.count) models read around a known library bug; \(seconds) s")
+              + "\(summary.failures.count) failures; \(seconds) s")
         return summary
     }
 
