@@ -54,6 +54,18 @@ struct Sizes {
     /// sync-idle: seconds of each idle phase, and notes synchronized before.
     var syncIdleSeconds = 2.0
     var syncIdleRows = 1_000
+    /// search (opt-in): articles in the corpus, queries, and timed rounds over them.
+    var searchRows = 100_000
+    var searchQueries = 500
+    var searchRounds = 3
+    /// search-insert (opt-in): rows per run, each its own transaction and 1,000 per
+    /// transaction, and timed rounds.
+    var searchInsertAutocommitRows = 200
+    var searchInsertBatchRows = 3_000
+    var searchInsertRounds = 5
+    /// search: a corpus file kept between runs (`--search-corpus PATH`): reused when it holds
+    /// this run's articles and schema, built there otherwise; nil: a temporary file.
+    var searchCorpusPath: String?
 
     /// Only these workloads / contenders (for profiling one of them); nil = all.
     var onlyWorkloads: Set<String>?
@@ -69,7 +81,9 @@ struct Sizes {
                              liveCommits: 20, externalCommits: 10, overheadCommitsFull: 20, overheadCommitsNormal: 200,
                              overheadRounds: 2, liveChangesRows: [100, 10_000], commitCostRows: 1_000,
                              commitCostCommits: 8, commitCostRounds: 2, observeObjects: 2_000, observeRounds: 3,
-                             syncHubRows: 1_000, syncHubRounds: 1, syncIdleSeconds: 0.5, syncIdleRows: 100)
+                             syncHubRows: 1_000, syncHubRounds: 1, syncIdleSeconds: 0.5, syncIdleRows: 100,
+                             searchRows: 10_000, searchQueries: 100, searchRounds: 1,
+                             searchInsertAutocommitRows: 40, searchInsertBatchRows: 1_000, searchInsertRounds: 2)
 }
 
 /// Contender names, in the order of the report's columns. The first is the reference.

@@ -8,10 +8,12 @@ import Foundation
 //                             read-latency-async, live-latency, live-external, live-overhead,
 //                             live-changes, live-commit-cost, live-changes-external,
 //                             observe-edit, observe-plain, sync-capture, sync-hub, sync-idle,
-//                             memory-each, memory-cursor, memory-update
+//                             memory-each, memory-cursor, memory-update; and, only when named
+//                             here, search and search-insert (full-text search, issue 25)
 //              [--contenders raw-C,ActiveObjects,GRDB-pool,@Observable,…] [--warmups N]   (subsets, e.g. to profile)
 //              [--svg PATH | --no-svg]               the ratio chart (default: Benchmarks/results.svg,
 //                                                    written by full runs only)
+//              [--search-corpus PATH]                the search corpus kept in PATH between runs
 //   Benchmarks [--quick] memory                        the memory workloads only
 //   Benchmarks memory-child PATH CONTENDER each|cursor ROUNDS   (internal: one memory walk)
 //   Benchmarks memory-update-child PATH CONTENDER      (internal: one update walk)
@@ -21,7 +23,8 @@ import Foundation
 // `DATEPARSE <parser> <ns_per_string>` line per date parser, `BENCH observe-… ActiveObjects|@Observable
 // <median_ms>` lines for the observation workloads, `THROUGHPUT`, `LATENCY`, `LIVE` and `OVERHEAD`
 // lines for the concurrency and live-query workloads, `SYNC` and `IDLE` lines for the sync
-// workloads (their `BENCH sync-capture …` lines too), one `PEAKRSS …` line per memory workload,
+// workloads (their `BENCH sync-capture …` lines too), `SEARCH` and `INSERT` lines for the search
+// workloads, one `PEAKRSS …` line per memory workload,
 // then markdown tables. Progress goes to stderr.
 
 /// Where the chart goes by default: `results.svg` next to this package's Package.swift.
@@ -76,6 +79,7 @@ func run(_ arguments: [String]) async throws {
             sizes.commitCostRounds = rounds
             sizes.observeRounds = rounds
             sizes.syncHubRounds = rounds
+            sizes.searchInsertRounds = rounds
         case "--only", "--contenders":
             index += 1
             guard index < arguments.count else { throw BenchError("\(arguments[index - 1]) needs a list") }
@@ -92,8 +96,12 @@ func run(_ arguments: [String]) async throws {
             guard index < arguments.count else { throw BenchError("--svg needs a path") }
             chartPath = arguments[index]
         case "--no-svg": noChart = true
+        case "--search-corpus":
+            index += 1
+            guard index < arguments.count else { throw BenchError("--search-corpus needs a path") }
+            sizes.searchCorpusPath = arguments[index]
         case let other:
-            throw BenchError("unknown argument \(other); usage: Benchmarks [--quick] [--rounds N] [--warmups N] [--only W,…] [--contenders C,…] [--no-memory] [--svg PATH | --no-svg] [memory]")
+            throw BenchError("unknown argument \(other); usage: Benchmarks [--quick] [--rounds N] [--warmups N] [--only W,…] [--contenders C,…] [--no-memory] [--svg PATH | --no-svg] [--search-corpus PATH] [memory]")
         }
         index += 1
     }
@@ -132,6 +140,11 @@ func run(_ arguments: [String]) async throws {
         sync = try await runSyncSection(sizes: sizes, directory: directory)
         printSyncLines(sync)
     }
+    var search = SearchResults()
+    if !memoryOnly {
+        search = try runSearchSection(sizes: sizes, directory: directory)
+        printSearchLines(search)
+    }
     var memory: [MemoryResult] = []
     if withMemory || memoryOnly {
         memory = try runMemoryWorkloads(sizes: sizes, directory: directory)
@@ -156,6 +169,7 @@ func run(_ arguments: [String]) async throws {
         printConcurrencyTables(concurrency, sizes: sizes)
         printLiveTables(live, sizes: sizes)
         printSyncTables(sync, sizes: sizes)
+        printSearchTables(search, sizes: sizes)
         // The chart: by default only from a full run, so that a quick look does not replace it.
         let isFullRun = sizes.insertCount == Sizes.full.insertCount && sizes.onlyWorkloads == nil
             && sizes.onlyContenders == nil
