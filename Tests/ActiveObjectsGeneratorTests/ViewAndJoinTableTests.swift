@@ -370,12 +370,53 @@ struct ViewAndJoinTableTests {
             "    override class var searchableColumns: [String] { [\"title\", \"bodyText\"] }\n"))
     }
 
+    @Test("an index the library itself made for searchableColumns is read back as searchableColumns")
+    func libraryMadeSearchIndex() throws {
+        let scratch = try ScratchDirectory()
+        let path = scratch.path("library.sqlite")
+        let db = try Database(path: path)
+        SearchableMemo.testDatabase.set(db)
+        try SearchableMemo.createTable()
+        let memo = SearchableMemo()
+        memo.title = "Groceries"
+        memo.bodyText = "tea, cups"
+        try memo.save()
+        #expect(try SearchableMemo.search("cup").count() == 1)
+        try db.close()
+
+        let output = try Generator.generate(schemaAt: path)
+        let model = try #require(classText("SearchableMemo", in: output.source))
+        #expect(model.contains("    override class var searchableColumns: [String] { [\"title\", \"bodyText\"] }\n"))
+        #expect(output.warnings.contains { $0.hasPrefix("skipping virtual table searchable_memos_search: the full-text index of searchable_memos") })
+        #expect(!output.source.contains("final class SearchableMemosSearch"))
+    }
+
     @Test("the FTS5 arguments are split at the commas outside quotes and parentheses")
     func searchIndexArguments() {
         #expect(SearchIndexMapping.arguments(of: "CREATE VIRTUAL TABLE x USING fts5(a, \"b, c\", content='t,u', tokenize = 'porter unicode61')")
                 == ["a", "\"b, c\"", "content='t,u'", "tokenize = 'porter unicode61'"])
         #expect(SearchIndexMapping.arguments(of: "CREATE TABLE x (a)") == nil)
     }
+}
+
+/// A model with a full-text index, in a database each test gives it.
+final class SearchableMemo: ActiveObject {
+    static let testDatabase = DatabaseSlot()
+    override class var database: Database? { testDatabase.database }
+    override class var tableName: String { "searchable_memos" }
+    override class var columnNaming: ColumnNaming { .snakeCase }
+    override class var searchableColumns: [String] { ["title", "bodyText"] }
+
+    @Column var title = ""
+    @Column var bodyText = ""
+}
+
+/// A database set by a test, for a model's `database`.
+final class DatabaseSlot: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Database?
+    var database: Database? { lock.withLock { value } }
+    func set(_ database: Database) { lock.withLock { value = database } }
 }
 
 /// The models activeobjects-gen generates for the database of
