@@ -70,6 +70,49 @@ extension Database {
             return overflowAgain ? .max : total
         }
 
+        /// Called when a statement's query plan reads a whole table without an index, with the
+        /// statement's SQL (placeholders, never values) and its plan. Nil by default: nothing
+        /// is explained.
+        ///
+        /// ```swift
+        /// var options = Database.Options()
+        /// options.reportsFullScans = { sql, plan in print("full scan: \(sql)\n\(plan)") }
+        /// let db = try Database(path: "people.sqlite", options: options)
+        /// let parisians = try Person.where(\.$city == "Paris").all()   // no index on city
+        /// // full scan: SELECT "id", "name", "city" FROM "person" WHERE "city" = ?
+        /// // SCAN person
+        /// ```
+        ///
+        /// The first time the database compiles a statement's SQL text — on any of its
+        /// connections, from any call: models, queries, relations, live queries, raw
+        /// ``Database/rows(_:_:)-8kx75`` and ``Database/execute(_:_:)-93qp6`` — it asks SQLite
+        /// for the statement's plan (`EXPLAIN QUERY PLAN`, which compiles the statement and
+        /// reads no row), and calls this closure when the plan:
+        /// - scans a table without an index (`SCAN t`, also `SCAN TABLE t` before SQLite 3.36,
+        ///   an alias `SCAN x` of `t AS x`), also in a subquery, a join, an `UPDATE` or a
+        ///   `DELETE`; a scan through an index (`SCAN t USING COVERING INDEX i`), of a virtual
+        ///   table, of a constant row, a subquery or a common table expression does not count;
+        /// - or builds an automatic index (`SEARCH t USING AUTOMATIC COVERING INDEX (a=?)`):
+        ///   SQLite reads the whole table for it each time the statement runs.
+        ///
+        /// Each distinct SQL text is explained once per database, whatever its plan, and
+        /// reported at most once: the statements the connections cache later cost nothing, and
+        /// neither does a statement run again. A statement meant to read every row (`all()`
+        /// with no filter, `count()` of a table without an index) is reported too: its plan is
+        /// a whole-table scan, and so is, once, a table rebuild's read of the rows it copies
+        /// (``ActiveRecord/createTable()`` of a changed model). Scans of SQLite's tables
+        /// (`sqlite_…`: the library reads `sqlite_master`) and of the library's own
+        /// (`activeobjects_…`, a rebuild's copy, the migrator's `schema_migrations`) are never
+        /// reported; neither are statements SQLite does not plan (`CREATE`, `PRAGMA`, `BEGIN`,
+        /// `EXPLAIN`…). Explaining never changes what a statement does: when SQLite cannot
+        /// explain it, nothing is reported. The database keeps the text of every statement it
+        /// checked while it is open.
+        ///
+        /// The closure runs synchronously on the thread that compiled the statement (an async
+        /// call's: one of the library's queues), while the database is in use, before the
+        /// statement runs: keep it short, and do not use the database from it.
+        public var reportsFullScans: (@Sendable (String, String) -> Void)?
+
         /// Called after each statement with its SQL (placeholders, never values) and how long
         /// it ran. Runs on the calling thread while the database is locked: keep it short.
         public var trace: (@Sendable (String, Duration) -> Void)? {

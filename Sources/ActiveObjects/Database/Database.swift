@@ -81,12 +81,14 @@ public final class Database: @unchecked Sendable {
         let layouts = LockedValue<[String: Bool]>([:])
         tableLayouts = layouts
         let forgetLayouts = { layouts.withLock { $0.removeAll() } }
-        let writer = try Connection(path: path, options: options, role: .writer)
+        // One full-scan reporter for every connection: each SQL text is explained once.
+        let fullScans = options.reportsFullScans.map { FullScanReporter($0) }
+        let writer = try Connection(path: path, options: options, role: .writer, fullScanReporter: fullScans)
         writer.schemaChanged = forgetLayouts
         writerGate = WriterGate(connection: writer)
         if options.maximumReaderCount > 0 && writer.journalMode == "wal" {
             readers = ReaderPool(maximumCount: options.maximumReaderCount, serial: serial) {
-                let reader = try Connection(path: path, options: options, role: .reader)
+                let reader = try Connection(path: path, options: options, role: .reader, fullScanReporter: fullScans)
                 reader.schemaChanged = forgetLayouts
                 return reader
             }

@@ -85,6 +85,12 @@ final class Connection {
     @exclusivity(unchecked) var infoCollector: StatementInfoCollector?
     /// How many statements were compiled; tests use it to prove the cache works.
     @exclusivity(unchecked) private(set) var preparedStatementCount = 0
+    /// The database's ``Database/Options/reportsFullScans`` reporter, shared by all its
+    /// connections; nil without the option.
+    let fullScanReporter: FullScanReporter?
+    /// How many plans ``explainQueryPlan(_:)`` asked for; tests use it to prove that nothing is
+    /// explained without the option, and each SQL text once with it.
+    @exclusivity(unchecked) var explainedPlanCount = 0
     /// The handles of the statements this connection compiled and has not finalized. Closing
     /// finalizes exactly these: SQLite's own statements (FTS5 keeps some) are SQLite's to
     /// finalize, and finalizing them too is a double free.
@@ -93,10 +99,11 @@ final class Connection {
     @exclusivity(unchecked) var dataVersionStatement: OpaquePointer?
     @exclusivity(unchecked) private var cache: StatementCache
 
-    init(path: String, options: Database.Options, role: Role) throws {
+    init(path: String, options: Database.Options, role: Role, fullScanReporter: FullScanReporter? = nil) throws {
         self.path = path
         self.options = options
         self.role = role
+        self.fullScanReporter = fullScanReporter
         self.valueContext = ValueContext(dateStrategy: options.dateStrategy)
         self.cache = StatementCache(capacity: options.statementCacheSize)
         // A directory opens read-only without complaint and then fails every read with an
@@ -197,7 +204,11 @@ final class Connection {
 
     /// Compiles exactly one statement. SQL after the first statement (other than whitespace
     /// and comments) is refused, never executed: `sqlite3_exec` would run it.
-    func prepare(_ sql: String, persistent: Bool = false) throws -> Statement {
+    ///
+    /// With `checksPlan` (the default) and a ``fullScanReporter``, the reporter then checks the
+    /// statement's plan, once per SQL text and database: callers pass false only for SQL
+    /// checked already (a cached statement compiled again while busy).
+    func prepare(_ sql: String, persistent: Bool = false, checksPlan: Bool = true) throws -> Statement {
         let handle = try checkOpen()
         var statement: OpaquePointer?
         var failure: Error?
@@ -241,6 +252,7 @@ final class Connection {
         liveStatements.insert(statement!)
         let prepared = Statement(sqliteStatement: statement!, sql: sql, info: collector.build(), connection: self)
         prepared.infoCookie = currentSchemaCookie() ?? -1
+        if let fullScanReporter, checksPlan { fullScanReporter.check(prepared, on: self) }
         return prepared
     }
 
@@ -285,11 +297,12 @@ final class Connection {
 
     /// A statement for `source` from the bounded LRU cache, compiled on first use. A cached
     /// statement that is still being stepped (a nested identical query) is not handed out
-    /// again: a fresh one is compiled instead, so the outer loop is not restarted.
+    /// again: a fresh one is compiled instead, so the outer loop is not restarted. Only a miss
+    /// has its plan checked (``fullScanReporter``): a hit's SQL was checked when it was cached.
     func cachedStatement<Source: StatementSource>(_ source: Source) throws -> Statement {
         let key = source.cacheKey
         if let statement = cache.statement(for: key) {
-            return statement.isBusy ? try prepare(source.sql) : statement
+            return statement.isBusy ? try prepare(source.sql, checksPlan: false) : statement
         }
         let statement = try prepare(source.sql, persistent: cache.capacity > 0)
         cache.insert(statement, for: key, keyOwner: source.keyOwner)
