@@ -30,7 +30,6 @@ enum SearchIndex {
         let index = SQLIdentifier.quote(indexName(of: table))
         let columns = schema.searchSlots.map { schema.columns[$0].quotedName }
         let list = columns.joined(separator: ", ")
-        let content = try SQLLiteral.render(.text(table))
         let indexSQL = "CREATE VIRTUAL TABLE \(index) USING fts5(\(list)\(try optionsSQL(of: table)))"
         let newValues = (["new.rowid"] + columns.map { "new.\($0)" }).joined(separator: ", ")
         let oldValues = (["'delete'", "old.rowid"] + columns.map { "old.\($0)" }).joined(separator: ", ")
