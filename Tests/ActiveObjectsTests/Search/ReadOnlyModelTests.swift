@@ -146,7 +146,8 @@ func dump(_ db: Database) throws -> [String] {
         }
     }
 
-    @Test func asyncWritesAreRefusedToo() async throws {
+    /// An async test's file database with the orders table and a view over it.
+    func withAsyncOrdersAndView(_ body: (Database) async throws -> Void) async throws {
         let folder = try TemporaryDirectory()
         let db = try Database(path: folder.path("models.sqlite"))
         defer { try? db.close() }
@@ -154,6 +155,14 @@ func dump(_ db: Database) throws -> [String] {
             try synchronously {
                 try ViewedOrder.createTable()
                 try db.execute("CREATE VIEW \"Order Totals\" AS SELECT id AS OrderID, amount AS Total, customer AS Customer FROM shop_order")
+            }
+            try await body(db)
+        }
+    }
+
+    @Test func asyncWritesAreRefusedToo() async throws {
+        try await withAsyncOrdersAndView { db in
+            try synchronously {
                 let order = ViewedOrder()
                 order.amount = 3
                 try order.save()
@@ -185,14 +194,7 @@ func dump(_ db: Database) throws -> [String] {
     }
 
     @Test func liveQueriesOfAViewFollowTheTablesBehindIt() async throws {
-        let folder = try TemporaryDirectory()
-        let db = try Database(path: folder.path("models.sqlite"))
-        defer { try? db.close() }
-        try await ModelTestDB.$current.withValue(db) {
-            try synchronously {
-                try ViewedOrder.createTable()
-                try db.execute("CREATE VIEW \"Order Totals\" AS SELECT id AS OrderID, amount AS Total, customer AS Customer FROM shop_order")
-            }
+        try await withAsyncOrdersAndView { db in
             let probe = LiveProbe(OrderTotal.all.values()) { $0.map(\.total) }
             defer { probe.cancel() }
             // (values() emits after each commit of this database that touches what it read;
