@@ -341,6 +341,13 @@ final class ModelSchema: @unchecked Sendable {
         slot < 0 ? quotedPrimaryKey : columns[slot].quotedName
     }
 
+    /// The quoted column of a slot in the SELECTs of `sql`, the model's SQL for the table as it
+    /// is: `-1` (the key, `\.$id`) is `sql`'s id expression — `NULL` for a view without the key
+    /// column or a `WITHOUT ROWID` file.
+    func quotedColumn(slot: Int, in sql: ModelSQL) -> String {
+        slot < 0 ? sql.idExpression : columns[slot].quotedName
+    }
+
     /// The column name of a slot (`-1`: the primary key).
     func columnName(slot: Int) -> String {
         slot < 0 ? primaryKey : columns[slot].name

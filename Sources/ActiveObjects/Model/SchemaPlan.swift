@@ -306,10 +306,10 @@ struct SchemaPlanner {
         kept.insert(schema.primaryKey.lowercased())
         // The capture triggers of a synchronized model, and the full-text index's, are made anew
         // after the rebuild (SearchIndex.installSteps), not copied.
-        var captureTriggers = schema.modelType.isSynchronized
+        var remadeTriggers = schema.modelType.isSynchronized
             ? Set(SyncCapture.triggerSQL(table: schema.tableName, key: "", columns: []).map { $0.name.lowercased() })
             : []
-        captureTriggers.formUnion(SearchIndex.triggerNames(of: schema.tableName).map { $0.lowercased() })
+        remadeTriggers.formUnion(SearchIndex.triggerNames(of: schema.tableName).map { $0.lowercased() })
         var replacedIndexes = Set<String>()
         for (slot, old) in renamed {
             for name in libraryIndexes(of: old, replacedBy: schema.columns[slot].name, shape: shape, ddl: ddl) {
@@ -319,7 +319,7 @@ struct SchemaPlanner {
         for object in shape.indexesAndTriggers {
             let name = object.name.lowercased()
             if object.type == "trigger" {
-                if !captureTriggers.contains(name) { plan.append(object.sql) }
+                if !remadeTriggers.contains(name) { plan.append(object.sql) }
             } else if object.columns.allSatisfy({ kept.contains($0.lowercased()) }) && !replacedIndexes.contains(name)
                         && names.insert(name).inserted {
                 plan.append(object.sql)

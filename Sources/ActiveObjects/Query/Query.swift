@@ -198,9 +198,7 @@ public struct Query<Model: ActiveObject>: Sendable {
         }
         /// The quoted column of a slot, where `-1` (the key, `\.$id`) is the id expression of the
         /// table as it is: `NULL` for a view without the key column, or a `WITHOUT ROWID` file.
-        func quotedColumn(slot: Int) -> String {
-            slot < 0 ? sql.idExpression : schema.quotedColumn(slot: slot)
-        }
+        func quotedColumn(slot: Int) -> String { schema.quotedColumn(slot: slot, in: sql) }
 
         /// `SELECT` or `SELECT DISTINCT`.
         var selectKeyword: String { isDistinct ? "SELECT DISTINCT" : "SELECT" }
@@ -223,9 +221,8 @@ public struct Query<Model: ActiveObject>: Sendable {
         let sql = schema.sql(in: database)
         var orderExpressions = try orderings.map { ordering -> String in
             let slot = try ordering.key.slot(in: schema)
-            // A view without a key column has no id to order by (`first()`, pages): its order.
-            if slot < 0 && sql.idExpression == "NULL" { return "NULL" }
-            let column = schema.quotedColumn(slot: slot)
+            // A view without a key column has no id to order by (`first()`, pages): `NULL`.
+            let column = schema.quotedColumn(slot: slot, in: sql)
             // Decimals are stored as exact text: sort them as numbers.
             return try schema.holdsDecimal(ordering.key) ? "CAST(\(column) AS REAL)" : column
         }

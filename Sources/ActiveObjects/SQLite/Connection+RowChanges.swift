@@ -192,16 +192,3 @@ extension Connection {
             : nil
     }
 }
-
-/// Reading SQL text without parsing it.
-enum SQLText {
-    /// Whether SQL may resolve a conflict by REPLACE: `INSERT OR REPLACE`, `UPDATE OR REPLACE`,
-    /// `REPLACE INTO`, `ON CONFLICT REPLACE` (a word `replace` elsewhere — a column
-    /// `replaced_at`, the `replace()` function — does not count). May say yes wrongly (in a
-    /// string or comment): that only costs a live result a read of its keys.
-    static func mayReplace(_ sql: String) -> Bool {
-        guard sql.range(of: "replace", options: .caseInsensitive) != nil else { return false }
-        return sql.range(of: #"\b(or|conflict)\s+replace\b|\breplace\s+into\b|^\s*replace\b"#,
-                         options: [.regularExpression, .caseInsensitive]) != nil
-    }
-}

@@ -156,7 +156,7 @@ final class FullScanReporter: Sendable {
     /// see whether a table's triggers compile, and a search for no word is the second.
     static func matchesNoRow(_ sql: String) -> Bool {
         guard sql.range(of: "where", options: .caseInsensitive) != nil else { return false }
-        let words = words(of: sql, limit: .max)
+        let words = SQLText.words(of: sql, limit: .max)
         let keywords = words.map { $0.quoted ? "" : $0.text.lowercased() }
         guard !keywords.contains(where: { $0 == "union" || $0 == "intersect" || $0 == "except" }),
               let clause = keywords.firstIndex(of: "where"), keywords.lastIndex(of: "where") == clause,
@@ -185,7 +185,7 @@ final class FullScanReporter: Sendable {
     /// every row. (Not told by the tables the statement writes: the sync triggers of a
     /// synchronized table make every write of it write the sync log.)
     static func fillsLibraryTable(_ sql: String) -> Bool {
-        let words = words(of: sql, limit: 8)
+        let words = SQLText.words(of: sql, limit: 8)
         guard let into = words.firstIndex(where: { !$0.quoted && $0.text.lowercased() == "into" }),
               let first = words.first, ["insert", "replace"].contains(first.text.lowercased()) else { return false }
         // `INTO t`, `INTO main.t`.
@@ -195,7 +195,7 @@ final class FullScanReporter: Sendable {
     /// Whether SQLite plans statements that begin like `sql`: queries and row writes, not
     /// DDL, `PRAGMA`, transaction control, `ATTACH`, `VACUUM`, `EXPLAIN`…
     static func isPlannable(_ sql: String) -> Bool {
-        guard let first = words(of: sql, limit: 1).first, !first.quoted else { return false }
+        guard let first = SQLText.words(of: sql, limit: 1).first, !first.quoted else { return false }
         return ["select", "with", "values", "insert", "replace", "update", "delete"].contains(first.text.lowercased())
     }
 
@@ -204,7 +204,7 @@ final class FullScanReporter: Sendable {
     /// plan's alias finds its table (the other pairs, `SELECT a b`, `t WHERE`, never match
     /// one).
     static func aliasTargets(in sql: String) -> [String: [String]] {
-        let tokens = words(of: sql, limit: .max)
+        let tokens = SQLText.words(of: sql, limit: .max)
         var targets: [String: [String]] = [:]
         for index in tokens.indices.dropFirst() where tokens[index].adjacent {
             var target = index - 1
@@ -215,89 +215,6 @@ final class FullScanReporter: Sendable {
             targets[tokens[index].text.lowercased(), default: []].append(tokens[target].text.lowercased())
         }
         return targets
-    }
-
-    /// A word of SQL: a bare word (keyword, name, number) or a quoted name, unquoted.
-    /// `adjacent` is false when punctuation (other than a `.` joining a schema to a name) or a
-    /// string literal separates it from the word before; `depth` counts the parentheses open
-    /// around it.
-    struct Word {
-        let text: String
-        let quoted: Bool
-        let adjacent: Bool
-        let depth: Int
-    }
-
-    /// The words of `sql`, at most `limit`, skipping comments and string literals.
-    static func words(of sql: String, limit: Int) -> [Word] {
-        let bytes = Array(sql.utf8)
-        var words: [Word] = []
-        var adjacent = true
-        var depth = 0
-        var index = 0
-        func isWordByte(_ byte: UInt8) -> Bool {
-            byte >= 0x80 || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "$")
-                || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
-                || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-        }
-        /// The end of a quoted run starting at `start` (on the opening quote), doubled
-        /// closing quotes included, and its content.
-        func quoted(from start: Int, closing: UInt8) -> (end: Int, text: [UInt8]) {
-            var text: [UInt8] = []
-            var position = start + 1
-            while position < bytes.count {
-                if bytes[position] == closing {
-                    if closing != UInt8(ascii: "]"), position + 1 < bytes.count, bytes[position + 1] == closing {
-                        text.append(closing)
-                        position += 2
-                        continue
-                    }
-                    return (position + 1, text)
-                }
-                text.append(bytes[position])
-                position += 1
-            }
-            return (position, text)
-        }
-        while index < bytes.count, words.count < limit {
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), 0x0C:
-                index += 1
-            case UInt8(ascii: "-") where index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "-"):
-                while index < bytes.count && bytes[index] != UInt8(ascii: "\n") { index += 1 }
-            case UInt8(ascii: "/") where index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "*"):
-                index += 2
-                while index < bytes.count && !(bytes[index] == UInt8(ascii: "*") && index + 1 < bytes.count
-                                               && bytes[index + 1] == UInt8(ascii: "/")) { index += 1 }
-                index += 2
-            case UInt8(ascii: "'"):
-                index = quoted(from: index, closing: UInt8(ascii: "'")).end
-                adjacent = false
-            case UInt8(ascii: "\""), UInt8(ascii: "`"), UInt8(ascii: "["):
-                let closing = byte == UInt8(ascii: "[") ? UInt8(ascii: "]") : byte
-                let (end, text) = quoted(from: index, closing: closing)
-                words.append(Word(text: String(decoding: text, as: UTF8.self), quoted: true, adjacent: adjacent, depth: depth))
-                adjacent = true
-                index = end
-            case _ where isWordByte(byte):
-                let start = index
-                while index < bytes.count && isWordByte(bytes[index]) { index += 1 }
-                words.append(Word(text: String(decoding: bytes[start..<index], as: UTF8.self), quoted: false,
-                                  adjacent: adjacent, depth: depth))
-                adjacent = true
-            case UInt8(ascii: "."):
-                // `main.t x`: the schema's dot keeps `t` next to `x`.
-                index += 1
-            default:
-                if byte == UInt8(ascii: "(") { depth += 1 }
-                if byte == UInt8(ascii: ")") { depth -= 1 }
-                adjacent = false
-                index += 1
-            }
-        }
-        return words
     }
 }
 

@@ -271,7 +271,7 @@ func objectNames(_ db: Database) throws -> Set<String> {
             let probe = LiveProbe(SearchArticle.search("live").values()) { $0.map(\.title) }
             defer { probe.cancel() }
             #expect(await probe.waitFor(count: 1))
-            try synchronously { try saveArticle("live two", "live live") }
+            _ = try synchronously { try saveArticle("live two", "live live") }
             let deadline = Date().addingTimeInterval(30)
             while probe.elements.last != ["live two", "live one"] && Date() < deadline {
                 try await Task.sleep(nanoseconds: 5_000_000)
