@@ -6,6 +6,12 @@
 -- PATCHes go there); DELETEs only remove todos this thread created, so every request of the
 -- mix should succeed. done() prints one RESULT line that .ci/check-examples parses.
 --
+-- With a third argument, a path prefix, each thread also writes PREFIX.N, a line a fact, as it
+-- happens (so the file is complete even if wrk is killed): `posting` when a POST is sent,
+-- `created ID` when one is answered 201, `deleting ID` when a DELETE is sent, `deleted` when
+-- one is answered 204, `failed STATUS` for any other status. .ci/check-replication compares
+-- them with the database restored after the server was killed.
+--
 --   45% GET /todos?limit=20        10% GET /todos/:id       10% GET /todos/count
 --   15% POST /todos                12% PATCH /todos/:id      8% DELETE /todos/:id
 
@@ -23,11 +29,20 @@ local created = {}              -- ids this thread created and has not deleted y
 -- Per-thread counters: globals, so that done() can read them with thread:get().
 non2xx, creates, deletes = 0, 0, 0
 local json = { ["Content-Type"] = "application/json" }
+local facts                     -- the file of facts (see above), or nil
+
+local function fact(...)
+  if facts then facts:write(...) facts:write("\n") end
+end
 
 function init(args)
   first_id = tonumber(args[1]) or 1
   last_id = tonumber(args[2]) or first_id
   math.randomseed(os.time() * 100 + thread_number)
+  if args[3] then
+    facts = assert(io.open(args[3] .. "." .. thread_number, "w"))
+    facts:setvbuf("line")
+  end
 end
 
 local function seeded_id()
@@ -46,8 +61,11 @@ function request()
     local body = (math.random(2) == 1) and '{"done":true}' or '{"done":false,"title":"edited under load"}'
     return wrk.format("PATCH", "/todos/" .. seeded_id(), json, body)
   elseif dice > 92 and #created > 0 then
-    return wrk.format("DELETE", "/todos/" .. table.remove(created))
+    local id = table.remove(created)
+    fact("deleting ", id)
+    return wrk.format("DELETE", "/todos/" .. id)
   else
+    fact("posting")
     return wrk.format("POST", "/todos", json, '{"title":"written under load"}')
   end
 end
@@ -55,12 +73,17 @@ end
 function response(status, headers, body)
   if status < 200 or status > 299 then
     non2xx = non2xx + 1
+    fact("failed ", status)
   elseif status == 201 then
     creates = creates + 1
     local id = body:match('"id":(%d+)')
-    if id then table.insert(created, id) end
+    if id then
+      table.insert(created, id)
+      fact("created ", id)
+    end
   elseif status == 204 then
     deletes = deletes + 1
+    fact("deleted")
   end
 end
 
