@@ -58,12 +58,13 @@ struct SkipReason: Error, Equatable, CustomStringConvertible {
 
 /// Reads every table's description from an open database.
 enum SchemaReader {
-    /// The tables and views of `db`, by name, without SQLite's internal `sqlite_*` tables;
+    /// The tables and views of `db`, by name, without SQLite's internal `sqlite_*` tables and
+    /// the `_litestream_*` tables Litestream keeps in a database it replicates;
     /// `virtualTables` (those of a script, which are not run) are added to them.
     static func tables(in db: Database, adding virtualTables: [TableInfo] = []) throws -> [TableInfo] {
         let master = try db.rows("SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name")
             .map { (type: try $0["type"] as String, name: try $0["name"] as String, sql: (try $0["sql"] as String?) ?? "") }
-            .filter { !$0.name.lowercased().hasPrefix("sqlite_") }
+            .filter { !$0.name.lowercased().hasPrefix("sqlite_") && !$0.name.lowercased().hasPrefix("_litestream_") }
         // PRAGMA table_list (SQLite 3.37) tells shadow and WITHOUT ROWID tables apart. It
         // connects every virtual table to its module, though, which the schema of a file must
         // not need; so with a virtual table around, and on older SQLites, the CREATE

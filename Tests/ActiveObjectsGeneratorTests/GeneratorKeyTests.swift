@@ -473,6 +473,23 @@ struct GeneratorKeyTests {
         #expect(output.source.contains("final class Doc: ActiveObject {"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
+
+    @Test("a database Litestream replicates: its _litestream_seq and _litestream_lock tables get no model")
+    func litestreamTablesSkipped() throws {
+        let scratch = try ScratchDirectory()
+        let path = scratch.path("replicated.sqlite")
+        let db = try Database(path: path)
+        // The tables as Litestream creates them in the database it replicates.
+        try db.execute("CREATE TABLE _litestream_seq (id INTEGER PRIMARY KEY, seq INTEGER)")
+        try db.execute("CREATE TABLE _litestream_lock (id INTEGER)")
+        try db.execute("CREATE TABLE todo (id INTEGER PRIMARY KEY, title TEXT NOT NULL)")
+        try db.close()
+
+        let output = try Generator.generate(schemaAt: path)
+        #expect(output.source.contains("final class Todo: ActiveObject {"))
+        #expect(!output.source.lowercased().contains("litestream"))
+        #expect(output.warnings.isEmpty)
+    }
 }
 
 /// The model generated for `b (code TEXT PRIMARY KEY, _rowid_ TEXT, oid INTEGER)`, in a database of its own.

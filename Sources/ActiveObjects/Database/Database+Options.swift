@@ -11,6 +11,25 @@ extension Database {
         case truncate = "TRUNCATE"
     }
 
+    /// When a committed transaction is safe from a crash of the machine (SQLite's
+    /// `synchronous`, <https://www.sqlite.org/pragma.html#pragma_synchronous>).
+    ///
+    /// Whatever the choice, a transaction that committed survives a crash of the *process*
+    /// (the operating system has the file's pages), and the database stays consistent. The
+    /// difference is a crash of the operating system or a power loss.
+    public enum Durability: Sendable, Hashable {
+        /// Every commit waits until the disk has the WAL (or the rollback journal and the
+        /// database): a transaction that committed survives a power loss. `synchronous = FULL`.
+        /// The default — what a server needs before it answers "saved".
+        case full
+        /// In WAL mode, a commit does not wait for the disk; the WAL is synced when it is
+        /// checkpointed. A power loss or an operating-system crash may roll back the last
+        /// transactions that committed (never part of one). Commits are several times faster
+        /// on disks where a sync is slow. `synchronous = NORMAL`. In the rollback-journal modes
+        /// a power loss at the wrong moment may also corrupt the database: use it with WAL.
+        case normal
+    }
+
     /// How a ``Database`` is opened and configured.
     ///
     /// ```swift
@@ -36,6 +55,23 @@ extension Database {
         /// (opened when first needed). Default 4; 0 keeps one connection for everything.
         /// `Database.init` throws ``ActiveObjectError/invalidArgument(_:)`` outside 0…64.
         public var maximumReaderCount = 4
+
+        /// When a commit is safe from a power loss. Default ``Durability/full``: every commit
+        /// syncs the WAL to the disk before it returns, whatever the SQLite build's own default
+        /// (Apple's and some distributions' differ). Set on the writer, the only connection that
+        /// commits.
+        public var durability: Durability = .full
+
+        /// Whether the writer checkpoints the WAL by itself: after a commit that leaves 1,000
+        /// pages or more in it, it copies them into the database file (a *passive* checkpoint,
+        /// which never waits for readers and never truncates the WAL while one needs it).
+        /// Default true.
+        ///
+        /// Set it to false when another process checkpoints instead — a replication tool such
+        /// as Litestream, which then never races the writer (see <doc:DeployingAServer>) — or when the app calls ``Database/checkpoint(_:)-87d5z`` itself. With nobody
+        /// checkpointing, the WAL grows without bound and reads slow down. In-memory databases
+        /// and the rollback-journal modes have no WAL and ignore it.
+        public var checkpointsAutomatically = true
 
         /// The largest accepted ``maximumReaderCount``.
         static let readerCountLimit = 64

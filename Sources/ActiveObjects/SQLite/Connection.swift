@@ -163,10 +163,18 @@ final class Connection {
                 _ = try scalarValue("PRAGMA journal_mode = \(options.journalMode.rawValue)")
             }
             if case .text(let mode)? = try scalarValue("PRAGMA journal_mode") { journalMode = mode.lowercased() }
+            if !options.readOnly && !isInMemory {
+                // Explicit, whatever the SQLite build's default: a commit that returned is on
+                // the disk (.full) — what a server, or Litestream shipping the WAL, relies on.
+                try execute(options.durability == .full ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+            }
             if journalMode == "wal" {
                 // A WAL that grew while long readers held back checkpoints is trimmed back to
                 // this size when it is next reset (https://www.sqlite.org/pragma.html#pragma_journal_size_limit).
                 _ = try scalarValue("PRAGMA journal_size_limit = \(Database.walSizeLimit)")
+                // SQLite's automatic checkpoints are PASSIVE: they never wait for a reader, and
+                // never restart the WAL under one (Litestream holds a read transaction for that).
+                if !options.checkpointsAutomatically { sqlite3_wal_autocheckpoint(handle, 0) }
             }
         case .reader:
             // A write on a reader is SQLite's readOnly error, never a silent success.
