@@ -20,7 +20,9 @@ extension Database {
     public enum Durability: Sendable, Hashable {
         /// Every commit waits until the disk has the WAL (or the rollback journal and the
         /// database): a transaction that committed survives a power loss. `synchronous = FULL`.
-        /// The default — what a server needs before it answers "saved".
+        /// The default — what a server needs before it answers "saved". On Apple platforms the
+        /// sync (`fsync`) does not flush the drive's own cache, so a power loss may still take
+        /// back the last commits there (SQLite's `PRAGMA fullfsync` is the stronger sync).
         case full
         /// In WAL mode, a commit does not wait for the disk; the WAL is synced when it is
         /// checkpointed. A power loss or an operating-system crash may roll back the last
