@@ -67,7 +67,9 @@ extension Database {
             guard sqlite3_get_autocommit(handle) != 0 else {
                 throw ActiveObjectError.misuse("checkpoint() cannot run inside a transaction or a read block")
             }
-            guard connection.journalMode == "wal" else {
+            // Read now, not at open: raw SQL may have changed the journal mode since.
+            guard case .text(let journalMode)? = try connection.scalarValue("PRAGMA main.journal_mode"),
+                  journalMode.lowercased() == "wal" else {
                 return CheckpointResult(walFrameCount: 0, checkpointedFrameCount: 0)
             }
             guard !options.readOnly else {

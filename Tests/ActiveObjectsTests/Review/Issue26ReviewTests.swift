@@ -200,6 +200,26 @@ struct Issue26ReviewTests {
         #expect(try writer.scalar("PRAGMA integrity_check") as String? == "ok")
     }
 
+    /// The re-review: the journal mode was the one read at open, so a database switched to WAL
+    /// by raw SQL later counted 0 frames and was not checkpointed.
+    @Test("a database switched to WAL by raw SQL after it opened is checkpointed")
+    func journalModeChangedByRawSQL() throws {
+        let dir = try TemporaryDirectory()
+        var options = Self.options()
+        options.journalMode = .delete
+        let db = try Database(path: dir.path("app.sqlite"), options: options)
+        defer { try? db.close() }
+        #expect(try db.checkpoint() == Database.CheckpointResult(walFrameCount: 0, checkpointedFrameCount: 0))
+        #expect(try db.scalar("PRAGMA journal_mode = WAL") as String? == "wal")
+        try db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)")
+        try db.execute("INSERT INTO t (v) VALUES (zeroblob(20000))")
+        let result = try db.checkpoint(.truncate)
+        #expect(result.walFrameCount == 0)
+        #expect(FileManager.default.fileExists(atPath: dir.path("app.sqlite-wal")))
+        let size = (try FileManager.default.attributesOfItem(atPath: dir.path("app.sqlite-wal"))[.size] as? Int) ?? -1
+        #expect(size == 0)
+    }
+
     // MARK: what holds (checked)
 
     @Test("options reach the writer of a template-copied database")
