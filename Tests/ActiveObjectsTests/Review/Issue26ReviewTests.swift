@@ -28,6 +28,28 @@ struct Issue26ReviewTests {
         }
     }
 
+    /// Runs `checkpoint(.truncate)` on a thread of its own while another thread holds a
+    /// `read {}` block on `db` (table `t`); returns the outcome: "no error", a result code, or
+    /// the error.
+    private static func truncateWhileAnotherThreadReads(_ db: Database) async throws -> String {
+        let inside = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        Thread {
+            _ = try? db.read {
+                _ = try db.scalar("SELECT count(*) FROM t") as Int?
+                inside.signal()
+                _ = release.wait(timeout: .now() + 20)
+            }
+        }.start()
+        defer { release.signal() }
+        #expect(inside.wait(timeout: .now() + 10) == .success)
+        return try await onThread(20) {
+            do { _ = try db.checkpoint(.truncate); return "no error" } catch let error as DatabaseError {
+                return "\(error.resultCode)"
+            } catch { return "\(error)" }
+        }
+    }
+
     // MARK: checkpoint() and a cursor on the connection that checkpoints
 
     /// A database without a WAL has nothing to checkpoint, even with a cursor open on its one
@@ -135,25 +157,8 @@ struct Issue26ReviewTests {
             try db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)")
             for _ in 0..<20 { try db.execute("INSERT INTO t (v) VALUES (zeroblob(5000))") }
         }
-        let inside = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        let holder = Thread {
-            _ = try? db.read {
-                _ = try db.scalar("SELECT count(*) FROM t") as Int?
-                inside.signal()
-                _ = release.wait(timeout: .now() + 20)
-            }
-        }
-        holder.start()
-        #expect(inside.wait(timeout: .now() + 10) == .success)
         let started = Date()
-        let outcome: String = try await Self.onThread(20) {
-            do { _ = try db.checkpoint(.truncate); return "no error" } catch let error as DatabaseError {
-                return "\(error.resultCode)"
-            } catch { return "\(error)" }
-        }
-        release.signal()
-        #expect(outcome == "\(ResultCode.busy)")
+        #expect(try await Self.truncateWhileAnotherThreadReads(db) == "\(ResultCode.busy)")
         #expect(Date().timeIntervalSince(started) < 10)
     }
 
@@ -261,23 +266,7 @@ struct Issue26ReviewTests {
             try db.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)")
             try db.execute("INSERT INTO t (v) VALUES (zeroblob(5000))")
         }
-        let inside = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        Thread {
-            _ = try? db.read {
-                _ = try db.scalar("SELECT count(*) FROM t") as Int?
-                inside.signal()
-                _ = release.wait(timeout: .now() + 20)
-            }
-        }.start()
-        #expect(inside.wait(timeout: .now() + 10) == .success)
-        let outcome: String = try await Self.onThread(20) {
-            do { _ = try db.checkpoint(.truncate); return "no error" } catch let error as DatabaseError {
-                return "\(error.resultCode)"
-            } catch { return "\(error)" }
-        }
-        release.signal()
-        #expect(outcome == "\(ResultCode.busy)")
+        #expect(try await Self.truncateWhileAnotherThreadReads(db) == "\(ResultCode.busy)")
     }
 }
 
