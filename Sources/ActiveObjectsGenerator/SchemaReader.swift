@@ -64,7 +64,10 @@ enum SchemaReader {
     static func tables(in db: Database, adding virtualTables: [TableInfo] = []) throws -> [TableInfo] {
         let master = try db.rows("SELECT type, name, sql FROM sqlite_master WHERE type IN ('table', 'view') ORDER BY name")
             .map { (type: try $0["type"] as String, name: try $0["name"] as String, sql: (try $0["sql"] as String?) ?? "") }
-            .filter { !$0.name.lowercased().hasPrefix("sqlite_") && !$0.name.lowercased().hasPrefix("_litestream_") }
+            .filter {
+                let name = $0.name.lowercased()
+                return !name.hasPrefix("sqlite_") && !name.hasPrefix("_litestream_")
+            }
         // PRAGMA table_list (SQLite 3.37) tells shadow and WITHOUT ROWID tables apart. It
         // connects every virtual table to its module, though, which the schema of a file must
         // not need; so with a virtual table around, and on older SQLites, the CREATE

@@ -51,8 +51,7 @@ public struct SchemaChecks {
         _ owner: Child.Type, _ name: String, _ relation: KeyPath<Child, BelongsTo<Parent>>, column: String
     ) {
         relations.append(("\(Child.self).\(name): BelongsTo<\(Parent.self)>", { db in
-            let expected = try Self.count(db, "SELECT count(*) FROM \(Self.quoted(Child.tableName)) c JOIN "
-                + "\(Self.quoted(Parent.tableName)) p ON p.\(Self.quoted(Parent.primaryKey)) = c.\(Self.quoted(column))")
+            let expected = try Self.joinCount(db, Child.self, Parent.self, column: column)
             return try Self.compare(Child.self, expected: expected,
                                     preloaded: { try $0[keyPath: relation].get() == nil ? 0 : 1 },
                                     including: { $0.including(relation) },
@@ -67,8 +66,7 @@ public struct SchemaChecks {
         _ owner: Parent.Type, _ name: String, _ relation: KeyPath<Parent, HasMany<Child>>, column: String
     ) {
         relations.append(("\(Parent.self).\(name): HasMany<\(Child.self)>", { db in
-            let expected = try Self.count(db, "SELECT count(*) FROM \(Self.quoted(Child.tableName)) c JOIN "
-                + "\(Self.quoted(Parent.tableName)) p ON p.\(Self.quoted(Parent.primaryKey)) = c.\(Self.quoted(column))")
+            let expected = try Self.joinCount(db, Child.self, Parent.self, column: column)
             return try Self.compare(Parent.self, expected: expected, preloaded: { try $0[keyPath: relation].all().count },
                                     including: { $0.including(relation) },
                                     queried: { [try $0[keyPath: relation].count(), try $0[keyPath: relation].all().count] })
@@ -80,8 +78,7 @@ public struct SchemaChecks {
         _ owner: Parent.Type, _ name: String, _ relation: KeyPath<Parent, HasOne<Child>>, column: String
     ) {
         relations.append(("\(Parent.self).\(name): HasOne<\(Child.self)>", { db in
-            let expected = try Self.count(db, "SELECT count(*) FROM \(Self.quoted(Child.tableName)) c JOIN "
-                + "\(Self.quoted(Parent.tableName)) p ON p.\(Self.quoted(Parent.primaryKey)) = c.\(Self.quoted(column))")
+            let expected = try Self.joinCount(db, Child.self, Parent.self, column: column)
             return try Self.compare(Parent.self, expected: expected,
                                     preloaded: { try $0[keyPath: relation].get() == nil ? 0 : 1 },
                                     including: { $0.including(relation) },
@@ -182,6 +179,14 @@ public struct SchemaChecks {
               + "\(summary.relations) relations followed, \(summary.related) related objects; "
               + "\(summary.failures.count) failures; \(seconds) s")
         return summary
+    }
+
+    /// How many rows of `Child` have a `Parent` through `column`: SQL's join.
+    static func joinCount<Child: ActiveObject, Parent: ActiveObject>(
+        _ db: Database, _ child: Child.Type, _ parent: Parent.Type, column: String
+    ) throws -> Int {
+        try count(db, "SELECT count(*) FROM \(quoted(Child.tableName)) c JOIN "
+            + "\(quoted(Parent.tableName)) p ON p.\(quoted(Parent.primaryKey)) = c.\(quoted(column))")
     }
 
     static func count(_ db: Database, _ sql: String) throws -> Int {
